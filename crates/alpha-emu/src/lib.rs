@@ -1,0 +1,1 @@
+//! Alpha AXP machine: state, memory, interpreter, loader and OS personalities.

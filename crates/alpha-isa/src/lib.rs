@@ -1,0 +1,1 @@
+//! Alpha AXP instruction set: the one instruction table and its readers.

@@ -1,0 +1,1 @@
+//! PTO tile ISA: executable model of TLOAD/TSTORE (ADR 0074).

@@ -1,0 +1,33 @@
+//! One module per command. Each returns an exit status or a one-line failure.
+
+pub mod demo;
+
+use crate::{AlphaCmd, CmdResult, Failure, PtoCmd};
+
+/// A command named by the contract that is not built yet: exit 2, one line.
+pub fn not_built(what: &str) -> CmdResult {
+    Err(Failure(format!("`{what}` is not built yet")))
+}
+
+pub fn alpha(c: AlphaCmd) -> CmdResult {
+    match c {
+        AlphaCmd::Run(_) => not_built("alpha run"),
+        AlphaCmd::Explore(_) => not_built("alpha explore"),
+        AlphaCmd::Disasm(_) => not_built("alpha disasm"),
+        AlphaCmd::Asm(_) => not_built("alpha asm"),
+        AlphaCmd::Scan(_) => not_built("alpha scan"),
+        AlphaCmd::Io(_) => not_built("alpha io"),
+        AlphaCmd::Machine(_) => not_built("alpha machine"),
+        AlphaCmd::Bench(_) => not_built("alpha bench"),
+    }
+}
+
+pub fn pto(c: PtoCmd) -> CmdResult {
+    match c {
+        PtoCmd::Run(_) => not_built("pto run"),
+        PtoCmd::Asm { .. } => not_built("pto asm"),
+        PtoCmd::Disasm { .. } => not_built("pto disasm"),
+        PtoCmd::Footprint { .. } => not_built("pto footprint"),
+        PtoCmd::Bench => not_built("pto bench"),
+    }
+}

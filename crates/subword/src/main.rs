@@ -1,0 +1,285 @@
+//! `subword`: the command-line front end. Argument syntax follows
+//! `../shared/CONTRACT.md`; each command's work lives in `cmd::*`, which calls
+//! into the library crates. Nothing here knows an instruction encoding.
+
+mod cmd;
+mod numarg;
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use numarg::parse_u64;
+
+/// What a command hands back to `main`: an exit status, or a one-line error.
+pub enum Outcome {
+    /// Exit with this status (0 success, 1 finding, 128+N guest signal, …).
+    Status(u8),
+}
+
+/// A tool error: bad usage or bad input (exit 2), printed as one line.
+#[derive(Debug)]
+pub struct Failure(pub String);
+
+impl<E: std::fmt::Display> From<E> for Failure {
+    fn from(e: E) -> Self {
+        Failure(e.to_string())
+    }
+}
+
+pub type CmdResult = Result<Outcome, Failure>;
+
+#[derive(Parser)]
+#[command(
+    name = "subword",
+    version,
+    about = "Sub-word memory access, executable and checkable: Alpha AXP and PTO TLOAD/TSTORE"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Alpha AXP: run, disassemble, assemble and analyse Alpha programs.
+    #[command(subcommand)]
+    Alpha(AlphaCmd),
+    /// PTO tile ISA: run scenarios, assemble and disassemble commands.
+    #[command(subcommand)]
+    Pto(PtoCmd),
+    /// The built-in tour: embedded Alpha and PTO examples, each explained.
+    Demo,
+}
+
+#[derive(Subcommand)]
+pub enum AlphaCmd {
+    /// Run an Alpha Linux ELF executable.
+    Run(RunArgs),
+    /// Run a multi-threaded guest under many schedules and report lost sub-quadword stores.
+    Explore(ExploreArgs),
+    /// Disassemble an ELF's executable sections, or raw little-endian words.
+    Disasm(DisasmArgs),
+    /// Assemble GNU-as syntax into a static Alpha ELF executable (entry `_start`).
+    Asm(AsmArgs),
+    /// Report the ISA extensions a binary needs and its non-atomic sub-quadword store sequences.
+    Scan(ScanArgs),
+    /// Encode or decode chipset I/O window addresses.
+    #[command(subcommand)]
+    Io(IoCmd),
+    /// Run a bare-metal image on a chipset with its I/O windows.
+    Machine(MachineArgs),
+    /// Measure interpreter speed (guest instructions per second) on embedded integer loops.
+    Bench(BenchArgs),
+}
+
+#[derive(Args)]
+pub struct CpuArg {
+    /// Processor model by code name or part number (ev4 21064 … ev7 21364).
+    #[arg(long, default_value = "ev67")]
+    pub cpu: String,
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub cpu: CpuArg,
+    /// Directory holding the guest's dynamic loader and libraries (like qemu's -L).
+    #[arg(long)]
+    pub sysroot: Option<PathBuf>,
+    /// Print each system call with its arguments and result.
+    #[arg(long)]
+    pub strace: bool,
+    /// Stop the guest after N instructions (exit status 124).
+    #[arg(long, value_parser = parse_u64)]
+    pub max_insns: Option<u64>,
+    /// Size in bytes of the aligned LDx_L/STx_C lock range (power of two, 8..8192).
+    #[arg(long, value_parser = parse_u64)]
+    pub lock_range: Option<u64>,
+    /// Cap on guest memory in bytes.
+    #[arg(long, value_parser = parse_u64)]
+    pub max_memory: Option<u64>,
+    /// Instructions each guest thread runs before the scheduler switches.
+    #[arg(long, value_parser = parse_u64)]
+    pub quantum: Option<u64>,
+    /// The Alpha ELF executable.
+    pub program: PathBuf,
+    /// Arguments passed to the guest.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub args: Vec<String>,
+}
+
+#[derive(Args)]
+pub struct ExploreArgs {
+    #[command(flatten)]
+    pub cpu: CpuArg,
+    #[arg(long)]
+    pub sysroot: Option<PathBuf>,
+    #[arg(long, value_parser = parse_u64)]
+    pub schedules: Option<u64>,
+    #[arg(long, value_parser = parse_u64)]
+    pub seed: Option<u64>,
+    #[arg(long)]
+    pub strategy: Option<String>,
+    #[arg(long, value_parser = parse_u64)]
+    pub lock_range: Option<u64>,
+    #[arg(long)]
+    pub json: bool,
+    #[arg(long)]
+    pub replay: Option<String>,
+    pub program: PathBuf,
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub args: Vec<String>,
+}
+
+#[derive(Args)]
+pub struct DisasmArgs {
+    /// Treat FILE as raw little-endian 32-bit words.
+    #[arg(long)]
+    pub raw: bool,
+    /// Address of the first word with --raw.
+    #[arg(long, value_parser = parse_u64, default_value = "0")]
+    pub base: u64,
+    pub file: PathBuf,
+}
+
+#[derive(Args)]
+pub struct AsmArgs {
+    pub input: PathBuf,
+    /// Output ELF executable.
+    #[arg(short = 'o')]
+    pub output: PathBuf,
+}
+
+#[derive(Args)]
+pub struct ScanArgs {
+    #[arg(long)]
+    pub json: bool,
+    pub binary: PathBuf,
+}
+
+#[derive(Subcommand)]
+pub enum IoCmd {
+    /// Bus address to physical address in a chipset window.
+    Encode {
+        #[arg(long)]
+        chipset: String,
+        #[arg(long)]
+        window: String,
+        #[arg(long, value_parser = parse_u64)]
+        bus_addr: u64,
+        #[arg(long, value_parser = parse_u64)]
+        size: u64,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Physical address to window, bus address, lane and length.
+    Decode {
+        #[arg(long)]
+        chipset: String,
+        #[arg(value_parser = parse_u64)]
+        phys_addr: u64,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Args)]
+pub struct MachineArgs {
+    #[arg(long)]
+    pub chipset: String,
+    #[command(flatten)]
+    pub cpu: CpuArg,
+    #[arg(long)]
+    pub trace_io: bool,
+    pub image: PathBuf,
+}
+
+#[derive(Args)]
+pub struct BenchArgs {
+    #[command(flatten)]
+    pub cpu: CpuArg,
+    /// Guest instructions to run per benchmark loop.
+    #[arg(long, value_parser = parse_u64, default_value = "300000000")]
+    pub insns: u64,
+}
+
+#[derive(Subcommand)]
+pub enum PtoCmd {
+    /// Run PTO scenario files (exit 0 all held, 1 an expectation failed, 2 malformed).
+    Run(PtoRunArgs),
+    /// Assemble PTO command assembly into 32-bit words.
+    Asm { file: PathBuf },
+    /// Disassemble PTO command words (text of hex words, or --raw little-endian binary).
+    Disasm {
+        #[arg(long)]
+        raw: bool,
+        file: PathBuf,
+    },
+    /// Draw the GM bytes and nibbles each PE reads or writes in a scenario.
+    Footprint {
+        scenario: PathBuf,
+        #[arg(long)]
+        svg: PathBuf,
+    },
+    /// Measure TLOAD/TSTORE bandwidth next to memcpy.
+    Bench,
+}
+
+#[derive(Args)]
+pub struct PtoRunArgs {
+    #[arg(long)]
+    pub json: bool,
+    /// What-if: use the superseded pre-ADR-0074 element-unit row stride (never the default).
+    #[arg(long)]
+    pub element_stride: bool,
+    #[arg(required = true)]
+    pub scenarios: Vec<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                let _ = e.print();
+                return ExitCode::from(
+                    if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                        2
+                    } else {
+                        0
+                    },
+                );
+            }
+            // One line, as the contract asks: clap's first line without its "error: " prefix.
+            let text = e.render().to_string();
+            let head: Vec<&str> = text
+                .lines()
+                .take_while(|l| !l.trim().is_empty())
+                .map(str::trim)
+                .collect();
+            let line = head.join(" ");
+            let line = line.strip_prefix("error: ").unwrap_or(&line);
+            eprintln!("subword: {line} (see subword --help)");
+            return ExitCode::from(2);
+        }
+    };
+    let result = match cli.command {
+        Command::Alpha(c) => cmd::alpha(c),
+        Command::Pto(c) => cmd::pto(c),
+        Command::Demo => cmd::demo::run(),
+    };
+    match result {
+        Ok(Outcome::Status(s)) => ExitCode::from(s),
+        Err(Failure(msg)) => {
+            eprintln!("subword: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
