@@ -1,1 +1,17 @@
 //! Alpha AXP instruction set: the one instruction table and its readers.
+//!
+//! **Architecture Invariant:** nothing outside this crate knows an Alpha
+//! instruction encoding. The table in [`table`] (one row per instruction:
+//! mnemonic, format, opcode, function code, operand syntax, required
+//! extension) is read by [`decode`], the disassembler, the assembler, and —
+//! through [`Op`] — by the interpreter in `alpha-emu`.
+//!
+//! Names follow the Alpha Architecture Handbook, version 4 (formats
+//! Memory, Memory-function, Branch, Operate, FP operate, PALcode; fields
+//! `ra rb rc lit disp func`).
+
+pub mod insn;
+pub mod models;
+
+pub use insn::{Ext, Format, Insn, Op};
+pub use models::{model_by_name, Model, MODELS};
