@@ -1,1 +1,35 @@
-//! PTO tile ISA: executable model of TLOAD/TSTORE (ADR 0074).
+//! PTO tile ISA: executable model of the TLOAD/TSTORE path (ADR 0074).
+//!
+//! The model mirrors the normative ASL of PTO-ISA/pto-spec: one module per
+//! ASL unit it implements, functions named after the ASL functions, data
+//! types and faults spelled as the spec spells them. All state lives in a
+//! [`Machine`] value; nothing is global.
+//!
+//! Module map (ASL unit in brackets):
+//! - [`types`]: DataType, TileLayout, TileLocation, Fault
+//!   [`asl/arch/data-types/*`].
+//! - [`gm`]: global memory, dense or sparse [`asl/arch/memory-model/*`].
+//! - [`tile`]: Local tile registers, descriptors, allocation and capacity
+//!   [`asl/tile/model/state/*`].
+//! - [`shared`]: Shared tile registers S0..S255 [`asl/tile/model/state/shared-registers.asl`].
+//! - [`addressing`]: GM byte address of a tile element, ADR 0074
+//!   [`asl/tile/model/memory/stride.asl`].
+//! - [`forms`]: the one table of command/tile encodings on this path.
+//! - [`asm`]: assembler and disassembler driven by [`forms`].
+//! - [`machine`]: the machine, bundle state and the TLOAD/TSTORE execution.
+
+pub mod addressing;
+pub mod asm;
+pub mod forms;
+pub mod gm;
+pub mod machine;
+pub mod shared;
+pub mod tile;
+pub mod types;
+
+pub use machine::{
+    CommandExecution, GmAccess, Machine, Nibble, TileConfig, PTO_ABSOLUTE_GPR_COUNT,
+    PTO_MODEL_MEMORY_AGENTS, PTO_MODEL_MEMORY_BYTES, PTO_SHARED_TILE_COUNT,
+    PTO_TILE_REGISTER_COUNT,
+};
+pub use types::{DataType, Fault, TileLayout, TileLocation};

@@ -1,0 +1,747 @@
+//! Scenario file parsing: TOML text to typed steps (format: `PTO-SCENARIO.md`).
+//!
+//! Every malformed input — bad TOML, unknown op, missing or unknown field,
+//! value out of range, unknown dtype/layout/fault — is a [`ScenarioError`]
+//! naming the step (1-based) and what is wrong. Nothing here panics.
+
+use std::fmt;
+
+use toml::Value;
+
+/// A malformed scenario: file, optional 1-based step, reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub file: String,
+    pub step: Option<usize>,
+    pub reason: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.step {
+            Some(n) => write!(f, "{}: step {}: {}", self.file, n, self.reason),
+            None => write!(f, "{}: {}", self.file, self.reason),
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// Which tile an expectation reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TileRef {
+    /// Destination tile of bundle binding n.
+    Binding(u32),
+    /// Tile register index.
+    Index(u32),
+    /// Shared tile S<id>.
+    Shared(u8),
+}
+
+/// Expected element value: a number, or the architecturally undefined value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ElementValue {
+    Value(u64),
+    Undefined,
+}
+
+/// What an `execute` (or direct `tload`/`tstore`) step expects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExecExpect {
+    Completed,
+    Fault(String),
+}
+
+/// Expected result of `command`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommandExpect {
+    Executed,
+    Rejected,
+}
+
+/// Source of a `command`: a raw word or assembly text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandSource {
+    Word(u32),
+    Asm(String),
+}
+
+/// Descriptor fields an `expect-tile` step may check (each optional).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TileExpect {
+    pub allocated: Option<bool>,
+    pub capacity: Option<u64>,
+    pub rows: Option<u64>,
+    pub cols: Option<u64>,
+    pub valid_rows: Option<u64>,
+    pub valid_cols: Option<u64>,
+    pub dtype: Option<String>,
+    pub layout: Option<String>,
+    pub location: Option<String>,
+    pub contents_defined: Option<bool>,
+    pub defined_valid_elements: Option<u64>,
+    pub allocation_mask: Option<u8>,
+    pub initialized_mask: Option<u8>,
+    pub descriptor_valid: Option<bool>,
+    pub fully_initialized: Option<bool>,
+    pub allocated_by_bundle: Option<bool>,
+}
+
+/// Tile configuration of `tile` / `cube-tile`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TileSpec {
+    pub index: u32,
+    pub capacity: u64,
+    pub rows: u64,
+    pub cols: u64,
+    pub valid_rows: u64,
+    pub valid_cols: u64,
+    pub dtype: String,
+    pub layout: String,
+    pub location: String,
+    pub mask: Option<u8>,
+}
+
+/// One typed step. Names follow the op strings of `PTO-SCENARIO.md`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Op {
+    Reset,
+    ResetBundle,
+    Gpr { pe: Option<usize>, reg: u32, value: u64 },
+    Memory { addr: u64, bytes: Vec<u8> },
+    Store { addr: u64, size: u32, value: u64 },
+    Tile(TileSpec),
+    CubeTile(TileSpec),
+    TileElement { index: u32, row: u64, col: u64, value: u64 },
+    SharedTile { id: u8, from_tile: u32, mask: u8 },
+    Dimension { index: u32, value: u64 },
+    Command { source: CommandSource, expect: CommandExpect },
+    Execute { expect: ExecExpect },
+    TLoad { index: u32, base: u64, stride: u64, expect: ExecExpect },
+    TStore { index: u32, base: u64, stride: u64, expect: ExecExpect },
+    Fault { code: String, addr: Option<u64> },
+    ClearFault,
+    CaptureEvents { pe: Option<usize> },
+    StopCapture,
+    PadValue { pad: u8 },
+    TileLocation { index: u32, location: String },
+    RecoverTrap { context: u32, expect: bool },
+    ExpectMemory { addr: u64, bytes: Vec<u8> },
+    ExpectMemoryUndefinedShared { addr: u64, id: u8, index: u64 },
+    ExpectLoad { addr: u64, size: u32, value: u64 },
+    ExpectTileElement { tile: TileRef, at: ElementAt, value: Option<ElementValue>, defined: Option<bool> },
+    ExpectTile { tile: TileRef, expect: Box<TileExpect> },
+    ExpectFault { code: String },
+    ExpectFaultAddress { addr: u64 },
+    ExpectCapacityInUse { bytes: u64 },
+    ExpectEvents { count: u64 },
+    ExpectEvent { n: u64, kind: Option<String>, addr: Option<u64>, size: Option<u64>, read_value: Option<u64>, write_value: Option<u64> },
+    ExpectBundleActive { value: bool },
+    ExpectBindingCount { count: u64 },
+    ExpectSharedBinding { n: u32, consumed: bool },
+    ExpectTrapContext { context: u32, valid: Option<bool>, allocated_by_bundle: Option<bool> },
+    ExpectPredicate { name: String, args: Vec<PredArg>, value: PredValue },
+    ExpectDisasm { word: u32, contains: String },
+}
+
+/// Where an element expectation reads: logical (row, col) or raw storage index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ElementAt {
+    RowCol(u64, u64),
+    Storage(u64),
+}
+
+/// Argument of `expect-predicate`: a number, a bit string, or a name (dtype…).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PredArg {
+    Num(u64),
+    Name(String),
+}
+
+/// Expected result of `expect-predicate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PredValue {
+    Bool(bool),
+    Num(u64),
+}
+
+impl Op {
+    /// The op string as written in the file.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Op::Reset => "reset",
+            Op::ResetBundle => "reset-bundle",
+            Op::Gpr { .. } => "gpr",
+            Op::Memory { .. } => "memory",
+            Op::Store { .. } => "store",
+            Op::Tile(_) => "tile",
+            Op::CubeTile(_) => "cube-tile",
+            Op::TileElement { .. } => "tile-element",
+            Op::SharedTile { .. } => "shared-tile",
+            Op::Dimension { .. } => "dimension",
+            Op::Command { .. } => "command",
+            Op::Execute { .. } => "execute",
+            Op::TLoad { .. } => "tload",
+            Op::TStore { .. } => "tstore",
+            Op::Fault { .. } => "fault",
+            Op::ClearFault => "clear-fault",
+            Op::CaptureEvents { .. } => "capture-events",
+            Op::StopCapture => "stop-capture",
+            Op::PadValue { .. } => "pad-value",
+            Op::TileLocation { .. } => "tile-location",
+            Op::RecoverTrap { .. } => "recover-trap",
+            Op::ExpectMemory { .. } => "expect-memory",
+            Op::ExpectMemoryUndefinedShared { .. } => "expect-memory-undefined-shared",
+            Op::ExpectLoad { .. } => "expect-load",
+            Op::ExpectTileElement { .. } => "expect-tile-element",
+            Op::ExpectTile { .. } => "expect-tile",
+            Op::ExpectFault { .. } => "expect-fault",
+            Op::ExpectFaultAddress { .. } => "expect-fault-address",
+            Op::ExpectCapacityInUse { .. } => "expect-capacity-in-use",
+            Op::ExpectEvents { .. } => "expect-events",
+            Op::ExpectEvent { .. } => "expect-event",
+            Op::ExpectBundleActive { .. } => "expect-bundle-active",
+            Op::ExpectBindingCount { .. } => "expect-binding-count",
+            Op::ExpectSharedBinding { .. } => "expect-shared-binding",
+            Op::ExpectTrapContext { .. } => "expect-trap-context",
+            Op::ExpectPredicate { .. } => "expect-predicate",
+            Op::ExpectDisasm { .. } => "expect-disasm",
+        }
+    }
+}
+
+/// A parsed scenario file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scenario {
+    pub file: String,
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub memory_bytes: u64,
+    pub steps: Vec<Op>,
+}
+
+/// The reference profile's PTO_MODEL_MEMORY_BYTES.
+pub const DEFAULT_MEMORY_BYTES: u64 = 4096;
+
+/// The spec's data type names (PTO-SCENARIO.md).
+pub const DTYPES: &[&str] = &[
+    "FP64", "FP32", "TF32", "HF32", "FP16", "BF16", "HiF8", "E4M3", "E5M2", "E3M2", "E2M3",
+    "E2M1X2", "E1M2X2", "E8M0", "HiF4X2", "S64", "S32", "S16", "S8", "S4X2", "U64", "U32",
+    "U16", "U8", "U4X2",
+];
+
+/// Tile layouts the scenario format accepts (spec spelling without the `TileLayout_` prefix).
+pub const LAYOUTS: &[&str] = &["RowMajor", "ColMajor", "CUBE_M32", "CUBE_M16", "CUBE_N8"];
+
+/// Tile locations (spec spelling without the `TileLocation_` prefix).
+pub const LOCATIONS: &[&str] = &["Any", "Vector", "Matrix", "Left", "Right", "Accumulator", "Bias", "Scaling"];
+
+/// Parse a scenario's text. `file` is used in error messages only.
+pub fn parse(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
+    let err = |step: Option<usize>, reason: String| ScenarioError { file: file.to_string(), step, reason };
+    let table: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| err(None, format!("bad TOML: {}", one_line(&e.to_string()))))?;
+    let mut name = None;
+    let mut description = None;
+    let mut memory_bytes = DEFAULT_MEMORY_BYTES;
+    let mut steps = Vec::new();
+    for (key, value) in &table {
+        match key.as_str() {
+            "name" => name = Some(as_str(value).ok_or_else(|| err(None, "`name` must be a string".into()))?.to_string()),
+            "description" => {
+                description =
+                    Some(as_str(value).ok_or_else(|| err(None, "`description` must be a string".into()))?.to_string())
+            }
+            "machine" => {
+                let t = value.as_table().ok_or_else(|| err(None, "`machine` must be a table".into()))?;
+                for (k, v) in t {
+                    match k.as_str() {
+                        "memory_bytes" => {
+                            memory_bytes = number(v).map_err(|r| err(None, format!("machine.memory_bytes: {r}")))?;
+                            if memory_bytes == 0 {
+                                return Err(err(None, "machine.memory_bytes must be nonzero".into()));
+                            }
+                        }
+                        other => return Err(err(None, format!("unknown field `machine.{other}`"))),
+                    }
+                }
+            }
+            "step" => {
+                let arr = value.as_array().ok_or_else(|| err(None, "`step` must be an array of tables ([[step]])".into()))?;
+                for (i, s) in arr.iter().enumerate() {
+                    let t = s.as_table().ok_or_else(|| err(Some(i + 1), "a step must be a table".into()))?;
+                    steps.push(parse_step(t).map_err(|r| err(Some(i + 1), r))?);
+                }
+            }
+            other => return Err(err(None, format!("unknown top-level key `{other}`"))),
+        }
+    }
+    if steps.is_empty() {
+        return Err(err(None, "no steps ([[step]] tables)".into()));
+    }
+    Ok(Scenario { file: file.to_string(), name, description, memory_bytes, steps })
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn as_str(v: &Value) -> Option<&str> {
+    v.as_str()
+}
+
+/// A number: TOML integer (non-negative) or string, decimal or `0x` hex.
+pub fn number(v: &Value) -> Result<u64, String> {
+    match v {
+        Value::Integer(i) => u64::try_from(*i).map_err(|_| format!("{i} is negative (values are unsigned)")),
+        Value::String(s) => parse_number_str(s),
+        other => Err(format!("expected a number, got {}", other.type_str())),
+    }
+}
+
+/// Parse decimal or `0x` hex text (underscores allowed) into u64.
+pub fn parse_number_str(s: &str) -> Result<u64, String> {
+    let t = s.trim().replace('_', "");
+    let r = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        u64::from_str_radix(h, 16)
+    } else {
+        t.parse::<u64>()
+    };
+    r.map_err(|_| format!("`{s}` is not a number that fits in 64 bits"))
+}
+
+/// Hex byte pairs separated by spaces ("21 43").
+pub fn parse_bytes(s: &str) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    for tok in s.split_whitespace() {
+        if tok.len() != 2 {
+            return Err(format!("`{tok}` is not a hex byte pair"));
+        }
+        out.push(u8::from_str_radix(tok, 16).map_err(|_| format!("`{tok}` is not a hex byte pair"))?);
+    }
+    if out.is_empty() {
+        return Err("`bytes` is empty".into());
+    }
+    Ok(out)
+}
+
+/// A 4-character PE mask bit string as the spec writes it ('1000' -> 0b1000).
+pub fn parse_mask(s: &str) -> Result<u8, String> {
+    if s.len() != 4 || !s.chars().all(|c| c == '0' || c == '1') {
+        return Err(format!("mask `{s}` must be 4 characters of 0/1"));
+    }
+    u8::from_str_radix(s, 2).map_err(|_| format!("bad mask `{s}`"))
+}
+
+struct Fields<'a> {
+    t: &'a toml::Table,
+    used: Vec<&'static str>,
+}
+
+impl<'a> Fields<'a> {
+    fn get(&mut self, k: &'static str) -> Option<&'a Value> {
+        self.used.push(k);
+        self.t.get(k)
+    }
+    fn req(&mut self, k: &'static str) -> Result<&'a Value, String> {
+        self.get(k).ok_or_else(|| format!("missing field `{k}`"))
+    }
+    fn num(&mut self, k: &'static str) -> Result<u64, String> {
+        number(self.req(k)?).map_err(|e| format!("`{k}`: {e}"))
+    }
+    fn opt_num(&mut self, k: &'static str) -> Result<Option<u64>, String> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(v) => number(v).map(Some).map_err(|e| format!("`{k}`: {e}")),
+        }
+    }
+    fn ranged(&mut self, k: &'static str, max: u64) -> Result<u64, String> {
+        let v = self.num(k)?;
+        if v > max {
+            return Err(format!("`{k}` = {v} is out of range (0..={max})"));
+        }
+        Ok(v)
+    }
+    fn opt_ranged(&mut self, k: &'static str, max: u64) -> Result<Option<u64>, String> {
+        match self.opt_num(k)? {
+            Some(v) if v > max => Err(format!("`{k}` = {v} is out of range (0..={max})")),
+            o => Ok(o),
+        }
+    }
+    fn string(&mut self, k: &'static str) -> Result<String, String> {
+        self.req(k)?.as_str().map(str::to_string).ok_or_else(|| format!("`{k}` must be a string"))
+    }
+    fn opt_string(&mut self, k: &'static str) -> Result<Option<String>, String> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(v) => v.as_str().map(|s| Some(s.to_string())).ok_or_else(|| format!("`{k}` must be a string")),
+        }
+    }
+    fn opt_bool(&mut self, k: &'static str) -> Result<Option<bool>, String> {
+        match self.get(k) {
+            None => Ok(None),
+            Some(v) => v.as_bool().map(Some).ok_or_else(|| format!("`{k}` must be true or false")),
+        }
+    }
+    fn bool(&mut self, k: &'static str) -> Result<bool, String> {
+        self.opt_bool(k)?.ok_or_else(|| format!("missing field `{k}`"))
+    }
+    fn mask(&mut self, k: &'static str) -> Result<u8, String> {
+        parse_mask(&self.string(k)?).map_err(|e| format!("`{k}`: {e}"))
+    }
+    fn opt_mask(&mut self, k: &'static str) -> Result<Option<u8>, String> {
+        match self.opt_string(k)? {
+            None => Ok(None),
+            Some(s) => parse_mask(&s).map(Some).map_err(|e| format!("`{k}`: {e}")),
+        }
+    }
+    fn pe(&mut self) -> Result<Option<usize>, String> {
+        Ok(self.opt_ranged("pe", 3)?.map(|v| v as usize))
+    }
+    fn bytes(&mut self) -> Result<Vec<u8>, String> {
+        parse_bytes(&self.string("bytes")?).map_err(|e| format!("`bytes`: {e}"))
+    }
+    fn dtype(&mut self, k: &'static str) -> Result<String, String> {
+        let d = self.string(k)?;
+        check_name(&d, DTYPES, "dtype")?;
+        Ok(d)
+    }
+    fn named(&mut self, k: &'static str, list: &[&str], default: &str) -> Result<String, String> {
+        let v = self.opt_string(k)?.unwrap_or_else(|| default.to_string());
+        check_name(&v, list, k)?;
+        Ok(v)
+    }
+    fn exec_expect(&mut self) -> Result<ExecExpect, String> {
+        match self.opt_string("expect")?.as_deref() {
+            None | Some("completed") => Ok(ExecExpect::Completed),
+            Some(s) => match s.strip_prefix("fault:") {
+                Some(f) if f.starts_with("Fault_") && f.len() > 6 => Ok(ExecExpect::Fault(f.to_string())),
+                _ => Err(format!("`expect` = `{s}`: want `completed` or `fault:Fault_<Name>`")),
+            },
+        }
+    }
+    fn tile_ref(&mut self) -> Result<TileRef, String> {
+        let b = self.opt_ranged("binding", u32::MAX as u64)?;
+        let i = self.opt_ranged("index", u32::MAX as u64)?;
+        let s = self.opt_ranged("shared", 255)?;
+        match (b, i, s) {
+            (Some(b), None, None) => Ok(TileRef::Binding(b as u32)),
+            (None, Some(i), None) => Ok(TileRef::Index(i as u32)),
+            (None, None, Some(s)) => Ok(TileRef::Shared(s as u8)),
+            (None, None, None) => Err("missing field: one of `binding`, `index`, `shared`".into()),
+            _ => Err("give only one of `binding`, `index`, `shared`".into()),
+        }
+    }
+    fn tile_spec(&mut self, cube: bool) -> Result<TileSpec, String> {
+        let index = self.ranged("index", u32::MAX as u64)? as u32;
+        let capacity = self.num("capacity")?;
+        let rows = self.num("rows")?;
+        let cols = self.num("cols")?;
+        // ConfigureCubeTile takes the valid shape as rows/cols of the CUBE descriptor.
+        let (valid_rows, valid_cols) =
+            if cube { (rows, cols) } else { (self.num("valid_rows")?, self.num("valid_cols")?) };
+        let dtype = self.dtype("dtype")?;
+        let layout = self.named("layout", LAYOUTS, if cube { "CUBE_M16" } else { "RowMajor" })?;
+        let location = self.named("location", LOCATIONS, if cube { "Matrix" } else { "Any" })?;
+        let mask = self.opt_mask("mask")?;
+        Ok(TileSpec { index, capacity, rows, cols, valid_rows, valid_cols, dtype, layout, location, mask })
+    }
+    fn finish(self) -> Result<(), String> {
+        for k in self.t.keys() {
+            if k != "op" && !self.used.contains(&k.as_str()) {
+                return Err(format!("unknown field `{k}`"));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn check_name(v: &str, list: &[&str], what: &str) -> Result<(), String> {
+    if list.contains(&v) {
+        Ok(())
+    } else {
+        Err(format!("unknown {what} `{v}` (one of: {})", list.join(" ")))
+    }
+}
+
+fn parse_step(t: &toml::Table) -> Result<Op, String> {
+    let op = t.get("op").ok_or("missing field `op`")?.as_str().ok_or("`op` must be a string")?;
+    let mut f = Fields { t, used: Vec::new() };
+    let op = match op {
+        "reset" => Op::Reset,
+        "reset-bundle" => Op::ResetBundle,
+        "gpr" => Op::Gpr { pe: f.pe()?, reg: f.ranged("reg", 31)? as u32, value: f.num("value")? },
+        "memory" => Op::Memory { addr: f.num("addr")?, bytes: f.bytes()? },
+        "store" => {
+            let addr = f.num("addr")?;
+            let size = f.num("size")?;
+            if ![1, 2, 4, 8].contains(&size) {
+                return Err(format!("`size` = {size}: want 1, 2, 4 or 8"));
+            }
+            Op::Store { addr, size: size as u32, value: f.num("value")? }
+        }
+        "tile" => Op::Tile(f.tile_spec(false)?),
+        "cube-tile" => Op::CubeTile(f.tile_spec(true)?),
+        "tile-element" => Op::TileElement {
+            index: f.ranged("index", u32::MAX as u64)? as u32,
+            row: f.num("row")?,
+            col: f.num("col")?,
+            value: f.num("value")?,
+        },
+        "shared-tile" => Op::SharedTile {
+            id: f.ranged("id", 255)? as u8,
+            from_tile: f.ranged("from_tile", u32::MAX as u64)? as u32,
+            mask: f.mask("mask")?,
+        },
+        "dimension" => Op::Dimension { index: f.ranged("index", 2)? as u32, value: f.num("value")? },
+        "command" => {
+            let word = f.opt_ranged("word", u32::MAX as u64)?;
+            let asm = f.opt_string("asm")?;
+            let source = match (word, asm) {
+                (Some(w), None) => CommandSource::Word(w as u32),
+                (None, Some(a)) => CommandSource::Asm(a),
+                (None, None) => return Err("missing field: one of `word`, `asm`".into()),
+                _ => return Err("give only one of `word`, `asm`".into()),
+            };
+            let expect = match f.opt_string("expect")?.as_deref() {
+                None | Some("executed") => CommandExpect::Executed,
+                Some("rejected") => CommandExpect::Rejected,
+                Some(s) => return Err(format!("`expect` = `{s}`: want `executed` or `rejected`")),
+            };
+            Op::Command { source, expect }
+        }
+        "execute" => Op::Execute { expect: f.exec_expect()? },
+        "tload" | "tstore" => {
+            let index = f.ranged("index", u32::MAX as u64)? as u32;
+            let base = f.num("base")?;
+            let stride = f.num("stride")?;
+            let expect = f.exec_expect()?;
+            if op == "tload" {
+                Op::TLoad { index, base, stride, expect }
+            } else {
+                Op::TStore { index, base, stride, expect }
+            }
+        }
+        "fault" => Op::Fault { code: fault_name(f.string("code")?)?, addr: f.opt_num("addr")? },
+        "clear-fault" => Op::ClearFault,
+        "capture-events" => Op::CaptureEvents { pe: f.pe()? },
+        "stop-capture" => Op::StopCapture,
+        "pad-value" => Op::PadValue { pad: f.ranged("pad", 3)? as u8 },
+        "tile-location" => Op::TileLocation {
+            index: f.ranged("index", u32::MAX as u64)? as u32,
+            location: f.named("location", LOCATIONS, "Any")?,
+        },
+        "recover-trap" => {
+            Op::RecoverTrap { context: f.ranged("context", 255)? as u32, expect: f.opt_bool("expect")?.unwrap_or(true) }
+        }
+        "expect-memory" => Op::ExpectMemory { addr: f.num("addr")?, bytes: f.bytes()? },
+        "expect-memory-undefined-shared" => Op::ExpectMemoryUndefinedShared {
+            addr: f.num("addr")?,
+            id: f.ranged("id", 255)? as u8,
+            index: f.opt_num("index")?.unwrap_or(0),
+        },
+        "expect-load" => {
+            let addr = f.num("addr")?;
+            let size = f.num("size")?;
+            if ![1, 2, 4, 8].contains(&size) {
+                return Err(format!("`size` = {size}: want 1, 2, 4 or 8"));
+            }
+            Op::ExpectLoad { addr, size: size as u32, value: f.num("value")? }
+        }
+        "expect-tile-element" => {
+            let tile = f.tile_ref()?;
+            let storage = f.opt_num("storage")?;
+            let row = f.opt_num("row")?;
+            let col = f.opt_num("col")?;
+            let at = match (storage, row, col) {
+                (Some(s), None, None) => ElementAt::Storage(s),
+                (None, Some(r), Some(c)) => ElementAt::RowCol(r, c),
+                (None, _, _) => return Err("missing field `row`/`col` (or give `storage`)".into()),
+                _ => return Err("give `row` and `col`, or `storage`, not both".into()),
+            };
+            if let (TileRef::Shared(_), ElementAt::RowCol(..)) = (tile, at) {
+                // Shared words are addressed by packed element index (ReadSharedTileWord).
+                return Err("a `shared` tile element is addressed by `storage` (packed element index)".into());
+            }
+            let value = match f.get("value") {
+                None => None,
+                Some(Value::String(s)) if s == "undefined" => Some(ElementValue::Undefined),
+                Some(v) => Some(ElementValue::Value(number(v).map_err(|e| format!("`value`: {e}"))?)),
+            };
+            let defined = f.opt_bool("defined")?;
+            if value.is_none() && defined.is_none() {
+                return Err("missing field `value` (or `defined`)".into());
+            }
+            Op::ExpectTileElement { tile, at, value, defined }
+        }
+        "expect-tile" => {
+            let tile = f.tile_ref()?;
+            let e = TileExpect {
+                allocated: f.opt_bool("allocated")?,
+                capacity: f.opt_num("capacity")?,
+                rows: f.opt_num("rows")?,
+                cols: f.opt_num("cols")?,
+                valid_rows: f.opt_num("valid_rows")?,
+                valid_cols: f.opt_num("valid_cols")?,
+                dtype: match f.opt_string("dtype")? {
+                    Some(d) => {
+                        check_name(&d, DTYPES, "dtype")?;
+                        Some(d)
+                    }
+                    None => None,
+                },
+                layout: match f.opt_string("layout")? {
+                    Some(d) => {
+                        check_name(&d, LAYOUTS, "layout")?;
+                        Some(d)
+                    }
+                    None => None,
+                },
+                location: match f.opt_string("location")? {
+                    Some(d) => {
+                        check_name(&d, LOCATIONS, "location")?;
+                        Some(d)
+                    }
+                    None => None,
+                },
+                contents_defined: f.opt_bool("contents_defined")?,
+                defined_valid_elements: f.opt_num("defined_valid_elements")?,
+                allocation_mask: f.opt_mask("allocation_mask")?,
+                initialized_mask: f.opt_mask("initialized_mask")?,
+                descriptor_valid: f.opt_bool("descriptor_valid")?,
+                fully_initialized: f.opt_bool("fully_initialized")?,
+                allocated_by_bundle: f.opt_bool("allocated_by_bundle")?,
+            };
+            if e == TileExpect::default() {
+                return Err("`expect-tile` checks nothing: give at least one descriptor field".into());
+            }
+            Op::ExpectTile { tile, expect: Box::new(e) }
+        }
+        "expect-fault" => Op::ExpectFault { code: fault_name(f.string("code")?)? },
+        "expect-fault-address" => Op::ExpectFaultAddress { addr: f.num("addr")? },
+        "expect-capacity-in-use" => Op::ExpectCapacityInUse { bytes: f.num("bytes")? },
+        "expect-events" => Op::ExpectEvents { count: f.num("count")? },
+        "expect-event" => {
+            let n = f.num("n")?;
+            let kind = f.opt_string("kind")?;
+            if let Some(k) = &kind {
+                if k != "load" && k != "store" {
+                    return Err(format!("`kind` = `{k}`: want `load` or `store`"));
+                }
+            }
+            Op::ExpectEvent {
+                n,
+                kind,
+                addr: f.opt_num("addr")?,
+                size: f.opt_num("size")?,
+                read_value: f.opt_num("read_value")?,
+                write_value: f.opt_num("write_value")?,
+            }
+        }
+        "expect-bundle-active" => Op::ExpectBundleActive { value: f.bool("value")? },
+        "expect-binding-count" => Op::ExpectBindingCount { count: f.num("count")? },
+        "expect-shared-binding" => {
+            Op::ExpectSharedBinding { n: f.ranged("n", 255)? as u32, consumed: f.bool("consumed")? }
+        }
+        "expect-trap-context" => Op::ExpectTrapContext {
+            context: f.ranged("context", 255)? as u32,
+            valid: f.opt_bool("valid")?,
+            allocated_by_bundle: f.opt_bool("allocated_by_bundle")?,
+        },
+        "expect-predicate" => {
+            let name = f.string("name")?;
+            let args = match f.get("args") {
+                None => Vec::new(),
+                Some(Value::Array(a)) => a
+                    .iter()
+                    .map(|v| match v {
+                        Value::String(s) if s.chars().all(|c| c == '0' || c == '1') && !s.is_empty() => {
+                            u64::from_str_radix(s, 2).map(PredArg::Num).map_err(|_| format!("bad bit string `{s}`"))
+                        }
+                        Value::String(s) if s.starts_with(|c: char| c.is_ascii_digit()) => {
+                            parse_number_str(s).map(PredArg::Num)
+                        }
+                        Value::String(s) => Ok(PredArg::Name(s.clone())),
+                        Value::Boolean(b) => Ok(PredArg::Num(*b as u64)),
+                        other => number(other).map(PredArg::Num),
+                    })
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| format!("`args`: {e}"))?,
+                Some(_) => return Err("`args` must be an array".into()),
+            };
+            let value = match f.req("value")? {
+                Value::Boolean(b) => PredValue::Bool(*b),
+                v => PredValue::Num(number(v).map_err(|e| format!("`value`: {e}"))?),
+            };
+            Op::ExpectPredicate { name, args, value }
+        }
+        "expect-disasm" => Op::ExpectDisasm {
+            word: f.ranged("word", u32::MAX as u64)? as u32,
+            contains: f.string("contains")?,
+        },
+        other => return Err(format!("unknown op `{other}`")),
+    };
+    f.finish()?;
+    Ok(op)
+}
+
+fn fault_name(s: String) -> Result<String, String> {
+    if s.starts_with("Fault_") && s.len() > 6 && s[6..].chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        Ok(s)
+    } else {
+        Err(format!("`code` = `{s}`: want a spec fault name such as `Fault_DataPage`"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_accept_integers_decimal_and_hex_strings() {
+        assert_eq!(number(&Value::Integer(12)).unwrap(), 12);
+        assert_eq!(number(&Value::String("0x320".into())).unwrap(), 0x320);
+        assert_eq!(number(&Value::String("0x8000000000000002".into())).unwrap(), 0x8000_0000_0000_0002);
+        assert!(number(&Value::Integer(-1)).is_err());
+        assert!(number(&Value::String("0x1_0000_0000_0000_0000".into())).is_err());
+    }
+
+    #[test]
+    fn masks_read_as_the_spec_writes_them() {
+        assert_eq!(parse_mask("1000").unwrap(), 8);
+        assert_eq!(parse_mask("0011").unwrap(), 3);
+        assert!(parse_mask("10").is_err());
+        assert!(parse_mask("10a0").is_err());
+    }
+
+    #[test]
+    fn malformed_steps_name_the_step_and_reason() {
+        let e = parse("f.toml", "[[step]]\nop = \"reset\"\n[[step]]\nop = \"bogus\"\n").unwrap_err();
+        assert_eq!(e.to_string(), "f.toml: step 2: unknown op `bogus`");
+        let e = parse("f.toml", "[[step]]\nop = \"gpr\"\nreg = 2\n").unwrap_err();
+        assert_eq!(e.to_string(), "f.toml: step 1: missing field `value`");
+        let e = parse("f.toml", "[[step]]\nop = \"gpr\"\nreg = 40\nvalue = 1\n").unwrap_err();
+        assert!(e.to_string().contains("out of range"), "{e}");
+        let e = parse("f.toml", "[[step]]\nop = \"tile\"\nindex=0\ncapacity=128\nrows=1\ncols=1\nvalid_rows=1\nvalid_cols=1\ndtype=\"U3\"\n")
+            .unwrap_err();
+        assert!(e.to_string().starts_with("f.toml: step 1: unknown dtype `U3`"), "{e}");
+        let e = parse("f.toml", "[[step]\n").unwrap_err();
+        assert!(e.to_string().starts_with("f.toml: bad TOML"), "{e}");
+        let e = parse("f.toml", "[[step]]\nop = \"reset\"\nextra = 1\n").unwrap_err();
+        assert_eq!(e.to_string(), "f.toml: step 1: unknown field `extra`");
+    }
+
+    #[test]
+    fn the_documented_example_parses() {
+        let s = parse(
+            "ex.toml",
+            "name = \"x\"\n[[step]]\nop = \"memory\"\naddr = \"0x320\"\nbytes = \"21 43\"\n[[step]]\nop = \"command\"\nword = \"0xe0111181\"\n[[step]]\nop = \"execute\"\nexpect = \"fault:Fault_DataPage\"\n",
+        )
+        .unwrap();
+        assert_eq!(s.memory_bytes, 4096);
+        assert_eq!(s.steps[0], Op::Memory { addr: 0x320, bytes: vec![0x21, 0x43] });
+        assert_eq!(s.steps[1], Op::Command { source: CommandSource::Word(0xe011_1181), expect: CommandExpect::Executed });
+        assert_eq!(s.steps[2], Op::Execute { expect: ExecExpect::Fault("Fault_DataPage".into()) });
+    }
+}
