@@ -10,8 +10,13 @@
 //! Memory, Memory-function, Branch, Operate, FP operate, PALcode; fields
 //! `ra rb rc lit disp func`).
 
+pub mod decode;
+pub mod disasm;
 pub mod insn;
 pub mod models;
+pub mod table;
 
+pub use decode::decode;
+pub use disasm::disasm;
 pub use insn::{Ext, Format, Insn, Op};
 pub use models::{model_by_name, Model, MODELS};
