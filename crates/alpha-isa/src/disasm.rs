@@ -10,7 +10,7 @@ use crate::table::{Operand, Row, ROWS};
 /// v4 appendix E / the calling standard), as objdump prints them.
 pub const REG_NAMES: [&str; 32] = [
     "v0", "t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7", "s0", "s1", "s2", "s3", "s4", "s5", "fp",
-    "a0", "a1", "a2", "a3", "a4", "a5", "t8", "t9", "t10", "t11", "ra", "pv", "at", "gp", "sp",
+    "a0", "a1", "a2", "a3", "a4", "a5", "t8", "t9", "t10", "t11", "ra", "t12", "at", "gp", "sp",
     "zero",
 ];
 

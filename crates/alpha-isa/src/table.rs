@@ -815,3 +815,37 @@ impl Row {
         plain.filter(move |_| !has_quals).chain(quals)
     }
 }
+
+impl Row {
+    /// Set the fields this row's fake operands fix (R31 fields, RB = RA,
+    /// RC = RA, the Operate register/literal form bit) in `word`.
+    pub fn apply_fakes(&self, mut word: u32) -> u32 {
+        let ra = (word >> 21) & 31;
+        for op in self.syntax {
+            match *op {
+                Operand::Fix {
+                    shift,
+                    width,
+                    value,
+                } => {
+                    let m = ((1u32 << width) - 1) << shift;
+                    word = (word & !m) | ((value as u32) << shift);
+                    if self.format == Format::Operate && shift == 16 {
+                        word &= !0x1000;
+                    }
+                }
+                Operand::Rba => {
+                    word = (word & !(31 << 16)) | (ra << 16);
+                    if self.format == Format::Operate {
+                        word &= !0x1000;
+                    }
+                }
+                Operand::Rca => word = (word & !31) | ra,
+                Operand::Rb if self.format == Format::Operate => word &= !0x1000,
+                Operand::Lit => word |= 0x1000,
+                _ => {}
+            }
+        }
+        word
+    }
+}
