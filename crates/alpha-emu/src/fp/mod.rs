@@ -1,0 +1,436 @@
+//! Alpha floating point as pure functions of the register files and FPCR.
+//!
+//! Entry point: [`execute`] runs one floating operate instruction (opcodes
+//! 0x14 FIX/ITOF/SQRT, 0x15 VAX, 0x16 IEEE, 0x17 datatype-independent, and
+//! FTOIS/FTOIT of 0x1C). Loads and stores convert with [`regfmt`], floating
+//! branches test [`FCond`].
+//!
+//! **Invariant:** nothing here touches memory, the program counter or any
+//! operating system; the outcome of an instruction is the new register
+//! values, the new FPCR, and possibly an [`FpTrap`] that the caller (the
+//! Linux personality) turns into a signal.
+//!
+//! ## Trap model (Linux user mode)
+//!
+//! The model is the hardware plus the Linux kernel's software completion
+//! (`arch/alpha/kernel/traps.c: do_entArith`, `arch/alpha/math-emu/math.c`):
+//!
+//! - Every exception an instruction raises is recorded in the FPCR status
+//!   bits <57:52> (sticky) and SUM.
+//! - The hardware traps on invalid operation, division by zero and
+//!   overflow always, on underflow only with `/U`, on inexact only with
+//!   `/I`, on integer overflow only with `/V`. Without `/S`, an operand that
+//!   is an infinity, NaN or denormal (comparisons: NaN or denormal) also
+//!   traps as invalid operation, before any result is written.
+//! - Underflow without `/U` gives a true zero (+0) instead of a denormal.
+//! - Without `/S` a trap is a SIGFPE with `si_code` `FPE_FLTINV`, whatever
+//!   the exception (the kernel does not look further).
+//! - With `/S` the kernel completes the instruction to its IEEE result
+//!   (denormals, infinities and NaNs included; `IEEE_MAP_DMZ`/FPCR DNZ map
+//!   denormal operands to zero and `IEEE_MAP_UMZ` underflowed results to
+//!   zero) and raises SIGFPE only for exceptions the process enabled in its
+//!   IEEE control word (`ieee_ctl`, from `osf_setsysinfo(SSI_IEEE_FP_CONTROL)`),
+//!   with the kernel's `si_code`.
+//!
+//! VAX F/G arithmetic (opcode 0x15, SQRTF/SQRTG) is not implemented:
+//! [`execute`] returns [`FpTrap::VaxUnimplemented`] and the caller raises
+//! SIGILL saying so. VAX loads and stores (LDF/LDG/STF/STG, ITOFF) work.
+
+pub mod fpcr;
+mod ieee;
+pub mod qual;
+pub mod regfmt;
+
+pub use fpcr::Exc;
+pub use qual::{Qual, RoundQual, Rounding};
+pub use regfmt::{
+    ldf_to_reg, ldg_to_reg, lds_to_reg, stf_from_reg, stg_from_reg, sts_from_reg, FCond,
+};
+
+use alpha_isa::{Insn, Op};
+use ieee::{Arith, Cmp, Geometry};
+use rustc_apfloat::ieee::{Double, Single};
+
+/// Why a floating instruction did not complete normally.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FpTrap {
+    /// An arithmetic trap the Linux kernel delivers as SIGFPE. Registers
+    /// and FPCR have already been updated as the kernel leaves them.
+    Arith {
+        /// The exceptions that caused the trap.
+        exc: Exc,
+        /// The instruction had `/S` and went through software completion.
+        software_completion: bool,
+        /// `si_code` of the SIGFPE (`FPE_FLT*`, see [`fpcr`]).
+        si_code: i32,
+    },
+    /// A VAX floating operate: not implemented; SIGILL with a message.
+    VaxUnimplemented(Op),
+    /// `execute` was given an instruction that is not a floating operate
+    /// (a bug in the caller's dispatch).
+    NotFloatingPoint(Op),
+}
+
+/// Does [`execute`] handle `op`?
+pub fn is_fp_operate(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        Itofs
+            | Sqrtf
+            | Sqrts
+            | Itoff
+            | Itoft
+            | Sqrtg
+            | Sqrtt
+            | Ftoit
+            | Ftois
+            | Addf
+            | Subf
+            | Mulf
+            | Divf
+            | Cvtdg
+            | Addg
+            | Subg
+            | Mulg
+            | Divg
+            | Cmpgeq
+            | Cmpglt
+            | Cmpgle
+            | Cvtgf
+            | Cvtgd
+            | Cvtgq
+            | Cvtqf
+            | Cvtqg
+            | Adds
+            | Subs
+            | Muls
+            | Divs
+            | Addt
+            | Subt
+            | Mult
+            | Divt
+            | Cmptun
+            | Cmpteq
+            | Cmptlt
+            | Cmptle
+            | Cvtts
+            | Cvttq
+            | Cvtqs
+            | Cvtqt
+            | Cvtst
+            | Cvtlq
+            | Cpys
+            | Cpysn
+            | Cpyse
+            | MtFpcr
+            | MfFpcr
+            | Fcmoveq
+            | Fcmovne
+            | Fcmovlt
+            | Fcmovge
+            | Fcmovle
+            | Fcmovgt
+            | Cvtql
+    )
+}
+
+fn get(regs: &[u64; 32], n: u8) -> u64 {
+    if n >= 31 {
+        0
+    } else {
+        regs[n as usize]
+    }
+}
+
+fn put(regs: &mut [u64; 32], n: u8, v: u64) {
+    if n < 31 {
+        regs[n as usize] = v;
+    }
+}
+
+fn sext32(v: u32) -> u64 {
+    v as i32 as i64 as u64
+}
+
+/// Execute one floating operate instruction.
+///
+/// - `f`: floating registers (raw 64-bit images; `f[31]` reads as zero and
+///   writes to it are dropped).
+/// - `r`: integer registers (read by ITOFx, written by FTOIx; same rule for
+///   `r[31]`).
+/// - `fpcr`: the FPCR, updated in place (status bits, MT_FPCR).
+/// - `ieee_ctl`: the process's Linux IEEE software control word (trap
+///   enables `IEEE_TRAP_ENABLE_*`, `IEEE_MAP_DMZ`, `IEEE_MAP_UMZ`); only
+///   read for `/S` instructions.
+///
+/// On `Err(FpTrap::Arith{..})` the destination holds the value the Linux
+/// kernel leaves there (the completed result with `/S`; the hardware
+/// result without, or unchanged when an operand trapped).
+pub fn execute(
+    insn: &Insn,
+    f: &mut [u64; 32],
+    r: &mut [u64; 32],
+    fpcr: &mut u64,
+    ieee_ctl: u64,
+) -> Result<(), FpTrap> {
+    use Op::*;
+    let fa = get(f, insn.ra);
+    let fb = get(f, insn.rb);
+    match insn.op {
+        // Datatype-independent operations (opcode 0x17, Handbook §4.10.x):
+        // no exceptions, no operand checks.
+        Cpys => put(f, insn.rc, (fa & SIGN) | (fb & !SIGN)),
+        Cpysn => put(f, insn.rc, (!fa & SIGN) | (fb & !SIGN)),
+        Cpyse => put(f, insn.rc, (fa & EXP_SIGN) | (fb & !EXP_SIGN)),
+        MtFpcr => *fpcr = fpcr::mt_fpcr(fa),
+        MfFpcr => put(f, insn.ra, *fpcr),
+        Fcmoveq | Fcmovne | Fcmovlt | Fcmovge | Fcmovle | Fcmovgt => {
+            let cond = FCond::of(insn.op).ok_or(FpTrap::NotFloatingPoint(insn.op))?;
+            if cond.holds(fa) {
+                put(f, insn.rc, fb);
+            }
+        }
+        Cvtlq => {
+            let l = ((fb >> 32) & 0xc000_0000) | ((fb >> 29) & 0x3fff_ffff);
+            put(f, insn.rc, sext32(l as u32));
+        }
+        Cvtql => return cvtql(insn, fb, f, fpcr, ieee_ctl),
+        // Integer ↔ floating register moves (FIX, Handbook §4.10.x): raw bits.
+        Itofs => put(f, insn.rc, lds_to_reg(get(r, insn.ra) as u32)),
+        Itoff => put(f, insn.rc, ldf_to_reg(get(r, insn.ra) as u32)),
+        Itoft => put(f, insn.rc, get(r, insn.ra)),
+        Ftoit => put(r, insn.rc, fa),
+        Ftois => put(r, insn.rc, sext32(sts_from_reg(fa))),
+        Adds | Subs | Muls | Divs | Addt | Subt | Mult | Divt | Cmptun | Cmpteq | Cmptlt
+        | Cmptle | Cvtts | Cvttq | Cvtqs | Cvtqt | Cvtst | Sqrts | Sqrtt => {
+            return ieee_operate(insn, fa, fb, f, fpcr, ieee_ctl)
+        }
+        Sqrtf | Sqrtg | Addf | Subf | Mulf | Divf | Cvtdg | Addg | Subg | Mulg | Divg | Cmpgeq
+        | Cmpglt | Cmpgle | Cvtgf | Cvtgd | Cvtgq | Cvtqf | Cvtqg => {
+            return Err(FpTrap::VaxUnimplemented(insn.op))
+        }
+        other => return Err(FpTrap::NotFloatingPoint(other)),
+    }
+    Ok(())
+}
+
+const SIGN: u64 = 1 << 63;
+const EXP_SIGN: u64 = 0xfff0_0000_0000_0000;
+
+/// CVTQL: a quadword to the longword-in-register layout (Handbook §4.10,
+/// CVTQL): bits <31:30> go to <63:62>, <29:0> to <58:29>. Integer overflow
+/// (the value does not fit 32 bits) is raised, trapping with `/V`.
+fn cvtql(
+    insn: &Insn,
+    fb: u64,
+    f: &mut [u64; 32],
+    fpcr: &mut u64,
+    ieee_ctl: u64,
+) -> Result<(), FpTrap> {
+    let q = Qual::of(insn.op, insn.func);
+    let value = ((fb & 0xc000_0000) << 32) | ((fb & 0x3fff_ffff) << 29);
+    let exc = if fb as i64 != i64::from(fb as i32) {
+        Exc::IOV | Exc::INE
+    } else {
+        Exc::NONE
+    };
+    complete(q, exc, value, value, f, insn.rc, fpcr, ieee_ctl)
+}
+
+/// Operand format of an IEEE operate.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Src {
+    S,
+    T,
+    Q,
+}
+
+/// The IEEE operates of opcodes 0x16 and 0x14 (SQRTS/SQRTT).
+fn ieee_operate(
+    insn: &Insn,
+    fa: u64,
+    fb: u64,
+    f: &mut [u64; 32],
+    fpcr: &mut u64,
+    ieee_ctl: u64,
+) -> Result<(), FpTrap> {
+    use Op::*;
+    let q = Qual::of(insn.op, insn.func);
+    let (src, uses_fa, compare) = match insn.op {
+        Adds | Subs | Muls | Divs => (Src::S, true, false),
+        Addt | Subt | Mult | Divt => (Src::T, true, false),
+        Cmptun | Cmpteq | Cmptlt | Cmptle => (Src::T, true, true),
+        Sqrts | Cvtst => (Src::S, false, false),
+        Sqrtt | Cvtts | Cvttq => (Src::T, false, false),
+        _ => (Src::Q, false, false),
+    };
+    // Operands in their format's bits.
+    let bits = |reg: u64| -> u128 {
+        match src {
+            Src::S => u128::from(sts_from_reg(reg)),
+            _ => u128::from(reg),
+        }
+    };
+    let mut a = bits(fa);
+    let mut b = bits(fb);
+    if src != Src::Q {
+        type Class = fn(u128) -> bool;
+        let (nonfinite, denormal, is_nan): (Class, Class, Class) = match src {
+            Src::S => (
+                Single::is_nonfinite_bits,
+                Single::is_denormal_bits,
+                Single::is_nan_bits,
+            ),
+            _ => (
+                Double::is_nonfinite_bits,
+                Double::is_denormal_bits,
+                Double::is_nan_bits,
+            ),
+        };
+        let operands: &mut [&mut u128] = if uses_fa {
+            &mut [&mut a, &mut b]
+        } else {
+            &mut [&mut b]
+        };
+        if !q.software {
+            // Without /S the hardware traps on non-finite operands
+            // (comparisons accept infinities): invalid operation, before
+            // anything is written (Handbook §4.7.7, Appendix B.1).
+            let bad = operands
+                .iter()
+                .any(|x| denormal(**x) || if compare { is_nan(**x) } else { nonfinite(**x) });
+            if bad {
+                *fpcr = fpcr::record(*fpcr, Exc::INV);
+                return Err(FpTrap::Arith {
+                    exc: Exc::INV,
+                    software_completion: false,
+                    si_code: fpcr::FPE_FLTINV,
+                });
+            }
+        } else if *fpcr & fpcr::FPCR_DNZ != 0 || ieee_ctl & fpcr::IEEE_MAP_DMZ != 0 {
+            // Denormal operands to (signed) zero.
+            for x in operands.iter_mut() {
+                if denormal(**x) {
+                    let sign = match src {
+                        Src::S => Single::sign_bit(),
+                        _ => Double::sign_bit(),
+                    };
+                    **x &= sign;
+                }
+            }
+        }
+    }
+    let rounding = q.rounding(*fpcr);
+    let rnd = ieee::round_of(rounding);
+    let arith = |op: Arith| -> (u64, Exc) {
+        match src {
+            Src::S => {
+                let (v, e) = ieee::arith::<Single>(op, a, b, rnd);
+                (lds_to_reg(v as u32), e)
+            }
+            _ => {
+                let (v, e) = ieee::arith::<Double>(op, a, b, rnd);
+                (v as u64, e)
+            }
+        }
+    };
+    let (value, exc) = match insn.op {
+        Adds | Addt => arith(Arith::Add),
+        Subs | Subt => arith(Arith::Sub),
+        Muls | Mult => arith(Arith::Mul),
+        Divs | Divt => arith(Arith::Div),
+        Cmptun => ieee::cmp_t(Cmp::Un, a as u64, b as u64),
+        Cmpteq => ieee::cmp_t(Cmp::Eq, a as u64, b as u64),
+        Cmptlt => ieee::cmp_t(Cmp::Lt, a as u64, b as u64),
+        Cmptle => ieee::cmp_t(Cmp::Le, a as u64, b as u64),
+        Sqrts => {
+            let (v, e) = ieee::sqrt::<Single>(b, rnd);
+            (lds_to_reg(v as u32), e)
+        }
+        Sqrtt => {
+            let (v, e) = ieee::sqrt::<Double>(b, rnd);
+            (v as u64, e)
+        }
+        Cvtts => {
+            let (v, e) = ieee::cvt_ts(b as u64, rnd);
+            (lds_to_reg(v), e)
+        }
+        Cvtst => ieee::cvt_st(b as u32),
+        Cvttq => ieee::cvt_tq(b as u64, rounding),
+        Cvtqs => {
+            let (v, e) = ieee::cvt_q::<Single>(b as u64, rnd);
+            (lds_to_reg(v as u32), e)
+        }
+        Cvtqt => {
+            let (v, e) = ieee::cvt_q::<Double>(b as u64, rnd);
+            (v as u64, e)
+        }
+        other => return Err(FpTrap::NotFloatingPoint(other)),
+    };
+    // Underflow: the hardware without /U delivers a true zero; the kernel's
+    // completion delivers the IEEE denormal unless IEEE_MAP_UMZ.
+    let (hw_value, kernel_value) = if exc.intersects(Exc::UNF) {
+        let kernel = if ieee_ctl & fpcr::IEEE_MAP_UMZ != 0 {
+            0
+        } else {
+            value
+        };
+        (if q.u_or_v { value } else { 0 }, kernel)
+    } else {
+        (value, value)
+    };
+    complete(q, exc, hw_value, kernel_value, f, insn.rc, fpcr, ieee_ctl)
+}
+
+/// Record `exc`, decide whether the hardware traps and what the Linux
+/// kernel then does, and write the destination.
+#[allow(clippy::too_many_arguments)]
+fn complete(
+    q: Qual,
+    exc: Exc,
+    hw_value: u64,
+    kernel_value: u64,
+    f: &mut [u64; 32],
+    rc: u8,
+    fpcr: &mut u64,
+    ieee_ctl: u64,
+) -> Result<(), FpTrap> {
+    *fpcr = fpcr::record(*fpcr, exc);
+    let mut enabled = Exc::INV | Exc::DZE | Exc::OVF;
+    if q.u_or_v {
+        enabled |= Exc::UNF | Exc::IOV;
+    }
+    if q.inexact {
+        enabled |= Exc::INE;
+    }
+    let hw = exc & enabled;
+    if hw.is_empty() {
+        put(f, rc, hw_value);
+        return Ok(());
+    }
+    if !q.software {
+        put(f, rc, hw_value);
+        return Err(FpTrap::Arith {
+            exc: hw,
+            software_completion: false,
+            si_code: fpcr::FPE_FLTINV,
+        });
+    }
+    // Software completion (alpha_fp_emul): IEEE result, status recorded
+    // as soft-fp reports it, signal only for enabled exceptions.
+    put(f, rc, kernel_value);
+    let kexc = exc.as_kernel();
+    *fpcr = fpcr::record(*fpcr, kexc);
+    let signal =
+        Exc(((kexc.swcr_enable_bits() & ieee_ctl & fpcr::IEEE_TRAP_ENABLE_MASK) >> 1) as u8);
+    if signal.is_empty() {
+        Ok(())
+    } else {
+        Err(FpTrap::Arith {
+            exc: signal,
+            software_completion: true,
+            si_code: signal.si_code(),
+        })
+    }
+}
