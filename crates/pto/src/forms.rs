@@ -1,6 +1,654 @@
-//! The one description of the command and tile forms on the TLOAD/TSTORE
-//! path: fields, fixed bits, reserved values. Decoder, disassembler and
-//! assembler all read this table.
+//! The one description of the 32-bit command forms on the TLOAD/TSTORE path:
+//! fixed bits (mask/match), fields (bit pieces), constraints (accepted
+//! values). The decoder ([`decode`]), the disassembler and the assembler
+//! ([`crate::asm`]) all read [`FORMS`]; nothing else in the crate knows an
+//! encoding.
 //!
-//! Source: `spec/catalog/command-forms.json` and `tile-operations.json` of
-//! PTO-ISA/pto-spec.
+//! Source: `spec/catalog/command-forms.json` of PTO-ISA/pto-spec (form ids
+//! kept verbatim), checked against the catalog by `tests/decode_catalog.rs`.
+//! ASL: `asl/block/model/dispatch/decode.asl` (`DecodeCommandForm`,
+//! `CommandFormOperandsLegal`), `asl/block/model/schema/profile-encoding.asl`
+//! (`PTOv0PEMaskOfPEMode`).
+
+/// One bit piece of a field: `width` bits at `instruction_lsb` hold bits
+/// `value_lsb..` of the field value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Piece {
+    pub instruction_lsb: u32,
+    pub value_lsb: u32,
+    pub width: u32,
+}
+
+/// A named field of a form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Field {
+    pub name: &'static str,
+    pub width: u32,
+    pub pieces: &'static [Piece],
+}
+
+impl Field {
+    /// Extracts the field value from `word`.
+    pub fn extract(&self, word: u32) -> u32 {
+        let mut v = 0u32;
+        for p in self.pieces {
+            let bits = (word >> p.instruction_lsb) & ((1u32 << p.width) - 1);
+            v |= bits << p.value_lsb;
+        }
+        v
+    }
+
+    /// Inserts `value` into `word` (value must fit `width`).
+    pub fn insert(&self, word: u32, value: u32) -> u32 {
+        let mut w = word;
+        for p in self.pieces {
+            let m = ((1u32 << p.width) - 1) << p.instruction_lsb;
+            let bits = ((value >> p.value_lsb) & ((1u32 << p.width) - 1)) << p.instruction_lsb;
+            w = (w & !m) | bits;
+        }
+        w
+    }
+
+    /// Largest value the field can hold.
+    pub fn max(&self) -> u32 {
+        if self.width >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << self.width) - 1
+        }
+    }
+}
+
+/// A "one-of" constraint of the catalog: the field accepts only `values`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Constraint {
+    pub field: &'static str,
+    pub values: &'static [u32],
+}
+
+/// What a form does in the model (semantic handler of the catalog).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormKind {
+    /// BSTART.TLOAD / BSTART.TSTORE: `function` is the TLSU selector
+    /// (0 TLOAD, 1 TSTORE, 14 TSTORE.SPART).
+    BundleStart { function: u32 },
+    /// B.DIM …, ->LB`n`.
+    BundleDimension { lb: u32 },
+    /// B.IOR.
+    ScalarIo,
+    /// B.IOT: which operand fields are present.
+    TileIo { src0: bool, src1: bool, dst: bool },
+    /// B.IOS.
+    SharedIo,
+    /// B.DATR.
+    DataAttributes,
+    /// BSTOP.
+    Stop,
+}
+
+/// One catalog form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Form {
+    /// The catalog's `form_id`.
+    pub form_id: &'static str,
+    pub mnemonic: &'static str,
+    /// Variant name of the catalog (`TSTORE.SPART`), if this row is one.
+    pub variant: Option<&'static str>,
+    /// The catalog's assembly template.
+    pub asm: &'static str,
+    pub mask: u32,
+    pub matches: u32,
+    pub fields: &'static [Field],
+    pub constraints: &'static [Constraint],
+    pub kind: FormKind,
+}
+
+impl Form {
+    /// The field called `name`.
+    pub fn field(&self, name: &str) -> Option<&'static Field> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+}
+
+const fn p(instruction_lsb: u32, value_lsb: u32, width: u32) -> Piece {
+    Piece {
+        instruction_lsb,
+        value_lsb,
+        width,
+    }
+}
+
+const DATA_TYPE_27: Field = Field {
+    name: "DataType",
+    width: 5,
+    pieces: &[p(27, 0, 5)],
+};
+/// Concrete TileDataType codes (PTO-FIELD-BLOCK-DATATYPE).
+pub const CONCRETE_DATA_TYPES: &[u32] = &[
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16, 17, 18, 19, 20, 24, 25, 26, 27, 28,
+];
+/// Concrete codes plus DTYPE_NONE (31), as B.DATR accepts.
+pub const DATR_DATA_TYPES: &[u32] = &[
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16, 17, 18, 19, 20, 24, 25, 26, 27, 28, 31,
+];
+/// Absolute GPR selectors (PTO-FIELD-BLOCK-GPR-SELECTOR); 24..31 reserved.
+pub const GPR_SELECTORS: &[u32] = &[
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+];
+const PE_MODES: &[u32] = &[0, 1, 2, 3, 4, 5, 6, 7];
+const LOCAL_SIZE_CODES: &[u32] = &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+const SHARED_SIZE_CODES: &[u32] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+const DST_TILES: &[u32] = &[0, 1, 2, 3];
+/// Assigned B.DATR Layout codes.
+pub const LAYOUT_CODES: &[u32] = &[
+    0, 1, 3, 4, 6, 8, 9, 17, 18, 20, 21, 22, 23, 24, 25, 26, 27, 28, 30,
+];
+const CMODES: &[u32] = &[0, 1, 2, 3, 4, 5];
+
+const DIM_FIELDS: &[Field] = &[
+    Field {
+        name: "RegSrc",
+        width: 5,
+        pieces: &[p(15, 0, 5)],
+    },
+    Field {
+        name: "uimm17",
+        width: 17,
+        pieces: &[p(20, 0, 12), p(7, 12, 5)],
+    },
+];
+const DIM_CONSTRAINTS: &[Constraint] = &[Constraint {
+    field: "RegSrc",
+    values: GPR_SELECTORS,
+}];
+
+const F_SRC0: Field = Field {
+    name: "SrcTile0",
+    width: 6,
+    pieces: &[p(20, 0, 6)],
+};
+const F_SRC1: Field = Field {
+    name: "SrcTile1",
+    width: 6,
+    pieces: &[p(26, 0, 6)],
+};
+const F_L: Field = Field {
+    name: "L",
+    width: 1,
+    pieces: &[p(19, 0, 1)],
+};
+const F_SIZE: Field = Field {
+    name: "SizeCode",
+    width: 4,
+    pieces: &[p(15, 0, 4)],
+};
+const F_PEMODE: Field = Field {
+    name: "PEMode",
+    width: 3,
+    pieces: &[p(9, 0, 3)],
+};
+const F_DST: Field = Field {
+    name: "DstTile",
+    width: 2,
+    pieces: &[p(7, 0, 2)],
+};
+const IOT_DST_CONSTRAINTS: &[Constraint] = &[
+    Constraint {
+        field: "SizeCode",
+        values: LOCAL_SIZE_CODES,
+    },
+    Constraint {
+        field: "PEMode",
+        values: PE_MODES,
+    },
+    Constraint {
+        field: "DstTile",
+        values: DST_TILES,
+    },
+];
+const IOT_SRC_CONSTRAINTS: &[Constraint] = &[Constraint {
+    field: "PEMode",
+    values: PE_MODES,
+}];
+
+/// Every form on the TLOAD/TSTORE path. Narrow forms come before the broad
+/// forms they overlap (the catalog's `reviewed_encoding_overlaps`), so the
+/// first match wins.
+pub static FORMS: &[Form] = &[
+    Form {
+        form_id: "bstart_tload_32_d0c18bb0ab15",
+        mnemonic: "BSTART.TLOAD",
+        variant: None,
+        asm: "BSTART.TLOAD DataType",
+        mask: 0x07ff_ffff,
+        matches: 0x0001_1181,
+        fields: &[DATA_TYPE_27],
+        constraints: &[Constraint {
+            field: "DataType",
+            values: CONCRETE_DATA_TYPES,
+        }],
+        kind: FormKind::BundleStart { function: 0 },
+    },
+    Form {
+        form_id: "bstart_tstore_32_4048b6e8b0f4",
+        mnemonic: "BSTART.TSTORE",
+        variant: None,
+        asm: "BSTART.TSTORE DataType",
+        mask: 0x07ff_ffff,
+        matches: 0x0011_1181,
+        fields: &[DATA_TYPE_27],
+        constraints: &[Constraint {
+            field: "DataType",
+            values: CONCRETE_DATA_TYPES,
+        }],
+        kind: FormKind::BundleStart { function: 1 },
+    },
+    Form {
+        form_id: "bstart_tstore_32_4048b6e8b0f4",
+        mnemonic: "BSTART.TSTORE",
+        variant: Some("TSTORE.SPART"),
+        asm: "BSTART.TSTORE DataType",
+        mask: 0x07ff_ffff,
+        matches: 0x00e1_1181,
+        fields: &[DATA_TYPE_27],
+        constraints: &[Constraint {
+            field: "DataType",
+            values: CONCRETE_DATA_TYPES,
+        }],
+        kind: FormKind::BundleStart { function: 14 },
+    },
+    Form {
+        form_id: "b_dim_32_27602ab68929",
+        mnemonic: "B.DIM",
+        variant: None,
+        asm: "B.DIM RegSrc, uimm, ->LB0",
+        mask: 0x0000_707f,
+        matches: 0x0000_0043,
+        fields: DIM_FIELDS,
+        constraints: DIM_CONSTRAINTS,
+        kind: FormKind::BundleDimension { lb: 0 },
+    },
+    Form {
+        form_id: "b_dim_32_4191099a5f4d",
+        mnemonic: "B.DIM",
+        variant: None,
+        asm: "B.DIM RegSrc, uimm, ->LB1",
+        mask: 0x0000_707f,
+        matches: 0x0000_1043,
+        fields: DIM_FIELDS,
+        constraints: DIM_CONSTRAINTS,
+        kind: FormKind::BundleDimension { lb: 1 },
+    },
+    Form {
+        form_id: "b_dim_32_1caa1aa2944a",
+        mnemonic: "B.DIM",
+        variant: None,
+        asm: "B.DIM RegSrc, uimm, ->LB2",
+        mask: 0x0000_707f,
+        matches: 0x0000_2043,
+        fields: DIM_FIELDS,
+        constraints: DIM_CONSTRAINTS,
+        kind: FormKind::BundleDimension { lb: 2 },
+    },
+    Form {
+        form_id: "b_ior_32_c3ea71404eb3",
+        mnemonic: "B.IOR",
+        variant: None,
+        asm: "B.IOR [<gpr>[, <gpr>[, <gpr>]]][, -><gpr>]",
+        mask: 0x0600_707f,
+        matches: 0x0000_0013,
+        fields: &[
+            Field {
+                name: "RegDst",
+                width: 5,
+                pieces: &[p(7, 0, 5)],
+            },
+            Field {
+                name: "RegSrc0",
+                width: 5,
+                pieces: &[p(15, 0, 5)],
+            },
+            Field {
+                name: "RegSrc1",
+                width: 5,
+                pieces: &[p(20, 0, 5)],
+            },
+            Field {
+                name: "RegSrc2",
+                width: 5,
+                pieces: &[p(27, 0, 5)],
+            },
+        ],
+        constraints: &[
+            Constraint {
+                field: "RegDst",
+                values: GPR_SELECTORS,
+            },
+            Constraint {
+                field: "RegSrc0",
+                values: GPR_SELECTORS,
+            },
+            Constraint {
+                field: "RegSrc1",
+                values: GPR_SELECTORS,
+            },
+            Constraint {
+                field: "RegSrc2",
+                values: GPR_SELECTORS,
+            },
+        ],
+        kind: FormKind::ScalarIo,
+    },
+    // B.IOT: narrow source-only forms first (reviewed overlaps).
+    Form {
+        form_id: "b_iot_32_c11eb189dd83",
+        mnemonic: "B.IOT",
+        variant: None,
+        asm: "B.IOT SrcTile0, mask=PE_MASK, <last>",
+        mask: 0xfc07_f07f,
+        matches: 0x0000_5013,
+        fields: &[F_SRC0, F_L, F_PEMODE],
+        constraints: IOT_SRC_CONSTRAINTS,
+        kind: FormKind::TileIo {
+            src0: true,
+            src1: false,
+            dst: false,
+        },
+    },
+    Form {
+        form_id: "b_iot_32_10db6db84f5d",
+        mnemonic: "B.IOT",
+        variant: None,
+        asm: "B.IOT SrcTile0, mask=PE_MASK, <last>, ->DstTile<SizeCode>",
+        mask: 0xfc00_707f,
+        matches: 0x0000_5013,
+        fields: &[F_SRC0, F_L, F_SIZE, F_PEMODE, F_DST],
+        constraints: IOT_DST_CONSTRAINTS,
+        kind: FormKind::TileIo {
+            src0: true,
+            src1: false,
+            dst: true,
+        },
+    },
+    Form {
+        form_id: "b_iot_32_2c07e7177fad",
+        mnemonic: "B.IOT",
+        variant: None,
+        asm: "B.IOT SrcTile0, SrcTile1, mask=PE_MASK, <last>",
+        mask: 0x0007_f07f,
+        matches: 0x0000_4013,
+        fields: &[F_SRC1, F_SRC0, F_L, F_PEMODE],
+        constraints: IOT_SRC_CONSTRAINTS,
+        kind: FormKind::TileIo {
+            src0: true,
+            src1: true,
+            dst: false,
+        },
+    },
+    Form {
+        form_id: "b_iot_32_8b8bce6bffe8",
+        mnemonic: "B.IOT",
+        variant: None,
+        asm: "B.IOT SrcTile0, SrcTile1, mask=PE_MASK, <last>, ->DstTile<SizeCode>",
+        mask: 0x0000_707f,
+        matches: 0x0000_4013,
+        fields: &[F_SRC1, F_SRC0, F_L, F_SIZE, F_PEMODE, F_DST],
+        constraints: IOT_DST_CONSTRAINTS,
+        kind: FormKind::TileIo {
+            src0: true,
+            src1: true,
+            dst: true,
+        },
+    },
+    Form {
+        form_id: "b_iot_32_efa0fe3fe49a",
+        mnemonic: "B.IOT",
+        variant: None,
+        asm: "B.IOT mask=PE_MASK, <last>, ->DstTile<SizeCode>",
+        mask: 0xfff0_707f,
+        matches: 0x0000_6013,
+        fields: &[F_L, F_SIZE, F_PEMODE, F_DST],
+        constraints: IOT_DST_CONSTRAINTS,
+        kind: FormKind::TileIo {
+            src0: false,
+            src1: false,
+            dst: true,
+        },
+    },
+    Form {
+        form_id: "b_ios_32_4ba5ef98fdaa",
+        mnemonic: "B.IOS",
+        variant: None,
+        asm: "B.IOS S<SharedTID>, mask=<PE_MASK> | B.IOS mask=<PE_MASK>, ->S<SharedTID><SizeCode>",
+        mask: 0xf008_71ff,
+        matches: 0x0000_1013,
+        fields: &[
+            Field {
+                name: "SharedTID",
+                width: 8,
+                pieces: &[p(20, 0, 8)],
+            },
+            F_SIZE,
+            F_PEMODE,
+        ],
+        constraints: &[
+            Constraint {
+                field: "SizeCode",
+                values: SHARED_SIZE_CODES,
+            },
+            Constraint {
+                field: "PEMode",
+                values: PE_MODES,
+            },
+        ],
+        kind: FormKind::SharedIo,
+    },
+    Form {
+        form_id: "b_datr_32_c161a042ff38",
+        mnemonic: "B.DATR",
+        variant: None,
+        asm: "B.DATR {layout, datatype, padvalue_or_byteid, cmode, rmode, sat, canonicalize}",
+        mask: 0x000c_707f,
+        matches: 0x0000_1023,
+        fields: &[
+            Field {
+                name: "CMode",
+                width: 3,
+                pieces: &[p(29, 0, 3)],
+            },
+            Field {
+                name: "PadValueOrByteId",
+                width: 2,
+                pieces: &[p(27, 0, 2)],
+            },
+            Field {
+                name: "Sat",
+                width: 1,
+                pieces: &[p(26, 0, 1)],
+            },
+            Field {
+                name: "Canonicalize",
+                width: 1,
+                pieces: &[p(25, 0, 1)],
+            },
+            Field {
+                name: "DataType",
+                width: 5,
+                pieces: &[p(20, 0, 5)],
+            },
+            Field {
+                name: "RMode",
+                width: 3,
+                pieces: &[p(15, 0, 3)],
+            },
+            Field {
+                name: "Layout",
+                width: 5,
+                pieces: &[p(7, 0, 5)],
+            },
+        ],
+        constraints: &[
+            Constraint {
+                field: "CMode",
+                values: CMODES,
+            },
+            Constraint {
+                field: "DataType",
+                values: DATR_DATA_TYPES,
+            },
+            Constraint {
+                field: "Layout",
+                values: LAYOUT_CODES,
+            },
+        ],
+        kind: FormKind::DataAttributes,
+    },
+    Form {
+        form_id: "bstop_32_d25b09fdd59c",
+        mnemonic: "BSTOP",
+        variant: None,
+        asm: "BSTOP",
+        mask: 0xffff_ffff,
+        matches: 0x0000_0001,
+        fields: &[],
+        constraints: &[],
+        kind: FormKind::Stop,
+    },
+];
+
+/// A decoded word: its form and every field value, in the form's field order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decoded {
+    pub word: u32,
+    pub form: &'static Form,
+}
+
+impl Decoded {
+    /// Value of field `name` (0 when the form has no such field).
+    pub fn get(&self, name: &str) -> u32 {
+        self.form.field(name).map_or(0, |f| f.extract(self.word))
+    }
+    /// Whether the form has field `name`.
+    pub fn has(&self, name: &str) -> bool {
+        self.form.field(name).is_some()
+    }
+}
+
+/// Why a word does not decode (`DecodeCommandForm` finds no form, or
+/// `CommandFormOperandsLegal` fails): an architectural rejection,
+/// `Fault_IllegalInstruction`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DecodeError {
+    /// No form of the TLOAD/TSTORE path has these fixed bits.
+    NoForm,
+    /// A field holds a reserved or unassigned value.
+    Reserved {
+        mnemonic: &'static str,
+        field: &'static str,
+        value: u32,
+    },
+}
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DecodeError::NoForm => {
+                f.write_str("no command form of the TLOAD/TSTORE path matches these fixed bits")
+            }
+            DecodeError::Reserved {
+                mnemonic,
+                field,
+                value,
+            } => write!(f, "{mnemonic} {field}={value} is reserved"),
+        }
+    }
+}
+
+/// `DecodeCommandForm` + `CommandFormOperandsLegal` for 32-bit words.
+pub fn decode(word: u32) -> Result<Decoded, DecodeError> {
+    let form = FORMS
+        .iter()
+        .find(|f| word & f.mask == f.matches)
+        .ok_or(DecodeError::NoForm)?;
+    for c in form.constraints {
+        let field = form.field(c.field).expect("constraint names a field");
+        let v = field.extract(word);
+        if !c.values.contains(&v) {
+            return Err(DecodeError::Reserved {
+                mnemonic: form.mnemonic,
+                field: c.field,
+                value: v,
+            });
+        }
+    }
+    Ok(Decoded { word, form })
+}
+
+/// `PTOv0PEMaskOfPEMode`: the fixed four-PE mask of a 3-bit PEMode, as a
+/// 4-bit value whose bit 3 is PE0 (the spec writes it as the string
+/// `'1000'`).
+pub fn pe_mask_of_pe_mode(mode: u32) -> u8 {
+    match mode & 7 {
+        0 => 0b0000,
+        1 => 0b1000,
+        2 => 0b0100,
+        3 => 0b0010,
+        4 => 0b0001,
+        5 => 0b1100,
+        6 => 0b1110,
+        _ => 0b1111,
+    }
+}
+
+/// Inverse of [`pe_mask_of_pe_mode`]; `None` for masks no PEMode encodes.
+pub fn pe_mode_of_pe_mask(mask: u8) -> Option<u32> {
+    (0..8).find(|&m| pe_mask_of_pe_mode(m) == mask)
+}
+
+/// `PTOPEMaskBitOfPEIdentity`: PE `pe` is bit `3 - pe` of a mask.
+pub fn pe_selected(mask: u8, pe: usize) -> bool {
+    pe < 4 && mask & (1 << (3 - pe)) != 0
+}
+
+/// The mask as the spec writes it, `'1100'`: PE0 leftmost.
+pub fn mask_string(mask: u8) -> String {
+    (0..4)
+        .map(|pe| if pe_selected(mask, pe) { '1' } else { '0' })
+        .collect()
+}
+
+/// Parses a spec mask string (`"1100"`).
+pub fn parse_mask_string(s: &str) -> Option<u8> {
+    if s.len() != 4 {
+        return None;
+    }
+    let mut m = 0u8;
+    for (pe, c) in s.chars().enumerate() {
+        match c {
+            '1' => m |= 1 << (3 - pe),
+            '0' => {}
+            _ => return None,
+        }
+    }
+    Some(m)
+}
+
+/// `TileSizeCodeBytes`: 1 → 128 … 12 → 262144.
+pub fn tile_size_code_bytes(code: u32) -> Option<u64> {
+    if (1..=12).contains(&code) {
+        Some(64u64 << code)
+    } else {
+        None
+    }
+}
+
+/// TLSU tile-operation selectors (tile-operations.json, family TLSU):
+/// function 0 TLOAD, 1 TSTORE; 15..31 reserved. Function 14 (TSTORE.SPART)
+/// decodes to TSTORE (`BundleOperationDecodeCode`).
+pub fn tlsu_operation_name(function: u32) -> Option<&'static str> {
+    match function {
+        0 => Some("TLOAD"),
+        1 | 14 => Some("TSTORE"),
+        _ => None,
+    }
+}

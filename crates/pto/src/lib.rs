@@ -16,13 +16,19 @@
 //!   [`asl/tile/model/memory/stride.asl`].
 //! - [`forms`]: the one table of command/tile encodings on this path.
 //! - [`asm`]: assembler and disassembler driven by [`forms`].
-//! - [`machine`]: the machine, bundle state and the TLOAD/TSTORE execution.
+//! - [`machine`]: the machine and its state primitives.
+//! - [`memory`]: TLOAD/TSTORE of Local and Shared tiles, preflight, commit
+//!   [`asl/tile/model/memory/load-store.asl`, `shared-movement.asl`].
+//! - [`bundle`]: the bundle machine: command execution, bindings, commit
+//!   [`asl/block/model/**`].
 
 pub mod addressing;
 pub mod asm;
+pub mod bundle;
 pub mod forms;
 pub mod gm;
 pub mod machine;
+pub mod memory;
 pub mod shared;
 pub mod tile;
 pub mod types;

@@ -4,9 +4,11 @@
 //! `asl/block/model/**` (bundle machine), `asl/tile/model/memory/load-store.asl`
 //! and `asl/block/model/dispatch/shared-tlsu.asl` (TLOAD/TSTORE).
 
+use crate::bundle::{Bundle, PTO_BUNDLE_TILE_BINDING_COUNT};
+use crate::forms;
 use crate::gm::GlobalMemory;
 use crate::shared::{self, SharedTileInfo};
-use crate::tile::TileInfo;
+use crate::tile::{self, TileInfo};
 use crate::types::{DataType, Fault, TileLayout, TileLocation};
 
 /// `PTO_ABSOLUTE_GPR_COUNT`: GPRs of one PE (GPR 0 reads zero).
@@ -72,13 +74,18 @@ pub struct Machine {
     pub(crate) current_pe: usize,
     pub(crate) gm: GlobalMemory,
     pub(crate) tiles: Vec<TileInfo>,
+    /// `_TileAllocationMasks`.
     pub(crate) tile_masks: [u8; PTO_TILE_REGISTER_COUNT],
     pub(crate) shared: Vec<SharedTileInfo>,
     pub(crate) last_fault: Fault,
     pub(crate) last_fault_addr: Option<u64>,
     pub(crate) element_stride_mode: bool,
+    pub(crate) access_logging: bool,
     pub(crate) accesses: Vec<GmAccess>,
-    pub(crate) dims: [Option<u64>; 3],
+    pub(crate) bundle: Bundle,
+    /// Destinations of the last bundle that committed, kept after BSTOP
+    /// clears the header state (for `bundle_destination_tile`).
+    pub(crate) last_destinations: [Option<u32>; PTO_BUNDLE_TILE_BINDING_COUNT],
 }
 
 impl Machine {
@@ -95,8 +102,10 @@ impl Machine {
             last_fault: Fault::None,
             last_fault_addr: None,
             element_stride_mode: false,
+            access_logging: true,
             accesses: Vec::new(),
-            dims: [None; 3],
+            bundle: Bundle::default(),
+            last_destinations: [None; PTO_BUNDLE_TILE_BINDING_COUNT],
         }
     }
 
@@ -105,16 +114,22 @@ impl Machine {
         self.gm.size()
     }
 
-    /// `ResetProfileState`.
+    /// `ResetProfileState`: GPRs, memory, tiles, Shared tiles, bundle state
+    /// and `_LastFault` back to reset values. Keeps the memory size, the
+    /// `--element-stride` mode and access logging.
     pub fn reset_profile_state(&mut self) {
-        let esm = self.element_stride_mode;
-        *self = Machine::new(self.gm.size());
+        let (esm, log) = (self.element_stride_mode, self.access_logging);
+        let mut gm = std::mem::replace(&mut self.gm, GlobalMemory::new(0));
+        gm.clear();
+        *self = Machine::new(0);
+        self.gm = gm;
         self.element_stride_mode = esm;
+        self.access_logging = log;
     }
 
-    /// `ResetBundleControlState`.
+    /// `ResetBundleControlState`: no bundle active, header state cleared.
     pub fn reset_bundle_control_state(&mut self) {
-        self.dims = [None; 3];
+        self.bundle = Bundle::default();
     }
 
     /// `WritePEGPR`: writes to GPR 0 are ignored; out-of-range PE/reg ignored.
@@ -136,6 +151,13 @@ impl Machine {
     /// The current PE (`CurrentPE`), 0 after reset.
     pub fn current_pe(&self) -> usize {
         self.current_pe
+    }
+
+    /// Selects the current PE (whose GPRs `WriteGPR` and Local operations use).
+    pub fn set_current_pe(&mut self, pe: usize) {
+        if pe < PTO_MODEL_MEMORY_AGENTS {
+            self.current_pe = pe;
+        }
     }
 
     /// `WriteMemoryByte`.
@@ -177,13 +199,112 @@ impl Machine {
         Ok(u64::from_le_bytes(b))
     }
 
-    /// `ConfigureTile` (cfg.mask `None`) / `ConfigureTileForMask`.
-    pub fn configure_tile(&mut self, index: u32, cfg: &TileConfig) -> Result<(), Fault> {
-        let _ = (index, cfg);
-        Err(Fault::TileLegality)
+    /// Copies GM bytes out (bounds-checked), for reports and benchmarks.
+    pub fn read_memory(&self, addr: u64, dst: &mut [u8]) -> Result<(), Fault> {
+        if !self.gm.in_bounds(addr, dst.len() as u64) {
+            return Err(Fault::DataPage);
+        }
+        self.gm.read_slice(addr, dst);
+        Ok(())
     }
 
-    /// `WriteTileElement`.
+    /// Copies bytes into GM (bounds-checked), for setup and benchmarks.
+    pub fn write_memory(&mut self, addr: u64, src: &[u8]) -> Result<(), Fault> {
+        if !self.gm.in_bounds(addr, src.len() as u64) {
+            return Err(Fault::DataPage);
+        }
+        self.gm.write_slice(addr, src);
+        Ok(())
+    }
+
+    /// `ConfigureTile` (cfg.mask `None`, charged as mask `'0001'`) /
+    /// `ConfigureTileForMask` (asl/tile/model/state/allocation.asl). The ASL
+    /// asserts its preconditions; here a violated one is an `Err` and no
+    /// state changes: `TileLegality` for an illegal capacity or shape,
+    /// `TileAllocation` when the capacity limit would be exceeded. Rows are
+    /// the derived physical rows (`DerivedTileRows`); `cfg.rows` must not
+    /// exceed them. CUBE layouts follow `ConfigureCubeTileForMask`.
+    pub fn configure_tile(&mut self, index: u32, cfg: &TileConfig) -> Result<(), Fault> {
+        let i = index as usize;
+        if i >= PTO_TILE_REGISTER_COUNT {
+            return Err(Fault::TileLegality);
+        }
+        let mask = cfg.mask.unwrap_or(0b0001) & 0xf;
+        if mask == 0 {
+            return Err(Fault::TileLegality);
+        }
+        let tile = if cfg.layout.is_cube() {
+            if !tile::cube::tile_cube_descriptor_shape_legal(
+                cfg.capacity,
+                cfg.valid_rows,
+                cfg.valid_cols,
+                cfg.dtype,
+                cfg.layout,
+            ) {
+                return Err(Fault::TileLegality);
+            }
+            TileInfo::allocated(
+                cfg.capacity,
+                tile::cube::tile_cube_storage_rows(cfg.layout, cfg.valid_rows, cfg.dtype),
+                tile::cube::tile_cube_storage_columns(cfg.layout, cfg.valid_cols, cfg.dtype),
+                cfg.valid_rows,
+                cfg.valid_cols,
+                cfg.dtype,
+                cfg.layout,
+                cfg.location,
+            )
+        } else {
+            if !tile::tile_capacity_is_legal(cfg.capacity)
+                || cfg.rows == 0
+                || cfg.valid_rows > cfg.rows
+                || !tile::tile_descriptor_shape_legal(
+                    cfg.capacity,
+                    cfg.cols,
+                    cfg.valid_rows,
+                    cfg.valid_cols,
+                    cfg.dtype,
+                )
+            {
+                return Err(Fault::TileLegality);
+            }
+            let derived = tile::derived_tile_rows(cfg.capacity, cfg.cols, cfg.dtype);
+            if cfg.rows > derived {
+                return Err(Fault::TileLegality);
+            }
+            TileInfo::allocated(
+                cfg.capacity,
+                derived,
+                cfg.cols,
+                cfg.valid_rows,
+                cfg.valid_cols,
+                cfg.dtype,
+                cfg.layout,
+                cfg.location,
+            )
+        };
+        if self.tile_capacity_in_use_except(Some(i))
+            + self.shared_tile_capacity_in_use()
+            + tile::tile_core_allocation_bytes(mask, cfg.capacity)
+            > tile::PTO_TILE_CAPACITY_BYTES
+        {
+            return Err(Fault::TileAllocation);
+        }
+        self.tiles[i] = tile;
+        self.tile_masks[i] = mask;
+        Ok(())
+    }
+
+    /// `ReleaseTile`.
+    pub fn release_tile(&mut self, index: u32) {
+        if let Some(t) = self.tiles.get_mut(index as usize) {
+            *t = TileInfo::default();
+            self.tile_masks[index as usize] = 0;
+        }
+    }
+
+    /// `WriteTileElement`: writes one element and marks it defined. `Err`
+    /// (`TileLegality`) for an unallocated tile or a position outside the
+    /// physical shape (an ASL assertion).
     pub fn write_tile_element(
         &mut self,
         index: u32,
@@ -191,14 +312,28 @@ impl Machine {
         col: u64,
         value: u64,
     ) -> Result<(), Fault> {
-        let _ = (index, row, col, value);
-        Err(Fault::TileLegality)
+        let t = self
+            .tiles
+            .get_mut(index as usize)
+            .filter(|t| t.allocated)
+            .ok_or(Fault::TileLegality)?;
+        let i = t.element_index(row, col).ok_or(Fault::TileLegality)?;
+        t.set_element(i, value, true);
+        t.contents_defined = t.defined_valid_elements() == t.valid_rows * t.valid_columns;
+        Ok(())
     }
 
-    /// `ReadTileElement`: `Ok(None)` when the element is undefined.
+    /// `ReadTileElement`: `Ok(None)` when the element is undefined (the
+    /// ASL asserts definedness), `Err(TileLegality)` when the tile is not
+    /// allocated or (row, col) is outside its physical shape.
     pub fn read_tile_element(&self, index: u32, row: u64, col: u64) -> Result<Option<u64>, Fault> {
-        let _ = (index, row, col);
-        Err(Fault::TileLegality)
+        let t = self
+            .tiles
+            .get(index as usize)
+            .filter(|t| t.allocated)
+            .ok_or(Fault::TileLegality)?;
+        let i = t.element_index(row, col).ok_or(Fault::TileLegality)?;
+        Ok(t.defined[i].then_some(t.payload[i]))
     }
 
     /// Descriptor of Local tile `index` (`_Tiles[[index]]`).
@@ -206,10 +341,26 @@ impl Machine {
         self.tiles.get(index as usize)
     }
 
-    /// `InstallSharedTile(id, _Tiles[[from_tile]], mask)`.
+    /// `_TileAllocationMasks[[index]]`.
+    pub fn tile_allocation_mask(&self, index: u32) -> u8 {
+        self.tile_masks.get(index as usize).copied().unwrap_or(0)
+    }
+
+    /// `InstallSharedTile(id, _Tiles[[from_tile]], mask)`: an atomic Shared
+    /// update (`AtomicUpdateSharedTile`). `Err(TileLegality)` when the ASL
+    /// assertion would fail (incompatible descriptor, capacity).
     pub fn install_shared_tile(&mut self, id: u8, from_tile: u32, mask: u8) -> Result<(), Fault> {
-        let _ = (id, from_tile, mask);
-        Err(Fault::TileLegality)
+        let tile = self
+            .tiles
+            .get(from_tile as usize)
+            .filter(|t| t.allocated)
+            .cloned()
+            .ok_or(Fault::TileLegality)?;
+        if self.atomic_update_shared_tile(id, &tile, mask & 0xf, true) {
+            Ok(())
+        } else {
+            Err(Fault::TileLegality)
+        }
     }
 
     /// `SharedTileRecord(id)`.
@@ -217,10 +368,28 @@ impl Machine {
         &self.shared[id as usize]
     }
 
-    /// `ReadSharedTileWord(id, element)`: `element` is the row-major packed
-    /// element index; undefined elements give `UndefinedSharedTileWord`.
+    /// `ReadSharedTileWord(id, element)`: `element` is the logical element
+    /// index (row * columns + col for RowMajor). Never faults: an invalid
+    /// descriptor or an uninitialized quarter gives `UndefinedSharedTileWord`
+    /// (returned as `Some`, as the ASL returns a value). `Err` only for an
+    /// element outside the descriptor.
     pub fn read_shared_tile_word(&self, id: u8, index: u64) -> Result<Option<u64>, Fault> {
-        Ok(Some(Self::undefined_shared_tile_word(id, index)))
+        Ok(Some(self.shared_word(id, index)?))
+    }
+
+    pub(crate) fn shared_word(&self, id: u8, element: u64) -> Result<u64, Fault> {
+        let s = &self.shared[id as usize];
+        if !s.descriptor_valid {
+            return Ok(shared::undefined_shared_tile_word(id, element));
+        }
+        if element >= s.tile.payload.len() as u64 {
+            return Err(Fault::TileLegality);
+        }
+        let region = tile::shared_tile_element_region(&s.tile, element);
+        if !forms::pe_selected(s.initialized_mask, region) {
+            return Ok(shared::undefined_shared_tile_word(id, element));
+        }
+        Ok(s.tile.payload[element as usize])
     }
 
     /// `UndefinedSharedTileWord`.
@@ -228,23 +397,19 @@ impl Machine {
         shared::undefined_shared_tile_word(id, index)
     }
 
-    /// `SetBundleDimension(index, value)` (LB0, LB1, LB2).
+    /// `SetBundleDimension(index, value)` (LB0, LB1, LB2): a second write of
+    /// one LB register is `Fault_BundleControl` and keeps the first value.
     pub fn set_bundle_dimension(&mut self, index: u32, value: u64) {
-        if let Some(d) = self.dims.get_mut(index as usize) {
-            *d = Some(value & 0xffff);
+        let i = index as usize;
+        if i >= 3 {
+            return;
         }
-    }
-
-    /// `ExecuteCommandInstruction(word, 32)`.
-    pub fn execute_command_instruction(&mut self, word: u32) -> CommandExecution {
-        let _ = word;
-        self.last_fault = Fault::IllegalInstruction;
-        CommandExecution::Rejected
-    }
-
-    /// `ExecuteBundleTileOperation`: true when the bundle completed.
-    pub fn execute_bundle_tile_operation(&mut self) -> bool {
-        false
+        if self.bundle.dim_present[i] {
+            self.set_fault(Fault::BundleControl, None);
+        } else {
+            self.bundle.dim_present[i] = true;
+            self.bundle.dims[i] = value;
+        }
     }
 
     /// `_LastFault`.
@@ -257,31 +422,74 @@ impl Machine {
         self.last_fault_addr
     }
 
-    /// `SetFault(code, addr)`.
+    /// `SetFault(code, addr)`; `Fault::None` is `ClearFault`.
     pub fn set_fault(&mut self, fault: Fault, addr: Option<u64>) {
         self.last_fault = fault;
-        self.last_fault_addr = addr;
+        self.last_fault_addr = if fault == Fault::None { None } else { addr };
+    }
+
+    /// `ClearFault`.
+    pub fn clear_fault(&mut self) {
+        self.set_fault(Fault::None, None);
+    }
+
+    /// `TileCapacityInUseExcept`.
+    fn tile_capacity_in_use_except(&self, excluded: Option<usize>) -> u64 {
+        self.tiles
+            .iter()
+            .enumerate()
+            .filter(|(i, t)| t.allocated && Some(*i) != excluded)
+            .map(|(i, t)| tile::tile_core_allocation_bytes(self.tile_masks[i], t.capacity_bytes))
+            .sum()
+    }
+
+    /// `SharedTileCapacityInUse`.
+    pub(crate) fn shared_tile_capacity_in_use(&self) -> u64 {
+        self.shared
+            .iter()
+            .filter(|s| s.descriptor_valid)
+            .map(|s| tile::tile_core_allocation_bytes(s.allocation_mask, s.tile.capacity_bytes))
+            .sum()
     }
 
     /// `CoreTileCapacityInUse`: bytes charged by Local and Shared tiles.
     pub fn core_tile_capacity_in_use(&self) -> u64 {
-        0
+        self.tile_capacity_in_use_except(None) + self.shared_tile_capacity_in_use()
     }
 
-    /// Local tile bound as destination by bundle binding `binding`, once the
-    /// bundle committed.
+    /// Local tile bound as destination by bundle binding `binding`: of the
+    /// open bundle when it allocated one, else of the last committed bundle.
     pub fn bundle_destination_tile(&self, binding: u32) -> Option<u32> {
-        let _ = binding;
-        None
+        let b = binding as usize;
+        if b >= PTO_BUNDLE_TILE_BINDING_COUNT {
+            return None;
+        }
+        let tb = &self.bundle.tile_bindings[b];
+        if tb.valid && tb.destination_valid && tb.allocated_by_bundle {
+            return Some(tb.destination);
+        }
+        self.last_destinations[b]
     }
 
-    /// `--element-stride` what-if: superseded pre-ADR-0074 element-unit
-    /// stride. Never the default.
+    /// `--element-stride` what-if: reinterpret the B.IOR row stride in the
+    /// superseded pre-ADR-0074 element units (ADR 0055/0056). Never the
+    /// default; for diffing old binaries' footprints only.
     pub fn set_element_stride_mode(&mut self, on: bool) {
         self.element_stride_mode = on;
     }
 
-    /// GM accesses of the bundles executed since the last call, per PE.
+    /// Whether the `--element-stride` what-if is on.
+    pub fn element_stride_mode(&self) -> bool {
+        self.element_stride_mode
+    }
+
+    /// Turns the per-element GM access log on (default) or off (benchmarks).
+    pub fn set_access_logging(&mut self, on: bool) {
+        self.access_logging = on;
+    }
+
+    /// GM accesses of the TLOAD/TSTOREs committed since the last call, one
+    /// per element, in the architecture's element order per PE.
     pub fn take_accesses(&mut self) -> Vec<GmAccess> {
         std::mem::take(&mut self.accesses)
     }
@@ -291,7 +499,7 @@ fn check_scalar(addr: u64, size: u32) -> Result<(), Fault> {
     if !matches!(size, 1 | 2 | 4 | 8) {
         return Err(Fault::IllegalInstruction);
     }
-    if addr % size as u64 != 0 {
+    if !addr.is_multiple_of(size as u64) {
         return Err(Fault::DataAlignment);
     }
     Ok(())

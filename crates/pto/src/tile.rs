@@ -7,6 +7,8 @@
 
 use crate::types::{DataType, TileLayout, TileLocation};
 
+pub mod cube;
+
 /// `PTO_TILE_CAPACITY_BYTES`: tile storage of one PE.
 pub const PTO_TILE_CAPACITY_BYTES: u64 = 262_144;
 /// `PTO_TILE_MAX_ALLOCATION_BYTES`: largest Local tile.
@@ -56,22 +58,144 @@ impl Default for TileInfo {
 }
 
 impl TileInfo {
-    /// Row-major element index of (row, col), if inside the physical shape.
+    /// `TileLogicalLinearIndex`: payload index of (row, col), if inside the
+    /// physical shape. RowMajor, ColumnMajor, ZN and NZ follow
+    /// `TilePackedLinearIndex` (asl/tile/model/definedness/packed-boundary.asl);
+    /// CUBE tiles are held row-major over their storage rows and columns
+    /// (the cell order of `TileCubePayloadIndex` is internal: every
+    /// observation goes through (row, col)).
     pub fn element_index(&self, row: u64, col: u64) -> Option<usize> {
-        if row < self.rows && col < self.columns {
-            Some((row * self.columns + col) as usize)
+        if row >= self.rows || col >= self.columns {
+            return None;
+        }
+        let idx = match self.layout {
+            TileLayout::ColumnMajor => col * self.rows + row,
+            TileLayout::ZN | TileLayout::NZ => {
+                let inner = 256 / self.data_type.element_bits() as u64;
+                let block_rows = self.rows / 16;
+                let block_columns = self.columns / inner;
+                let (br, bc) = (row / 16, col / inner);
+                let (ir, ic) = (row % 16, col % inner);
+                let block_elements = 16 * inner;
+                if self.layout == TileLayout::ZN {
+                    (br * block_columns + bc) * block_elements + ic * 16 + ir
+                } else {
+                    (bc * block_rows + br) * block_elements + ir * inner + ic
+                }
+            }
+            _ => row * self.columns + col,
+        };
+        if (idx as usize) < self.payload.len() {
+            Some(idx as usize)
         } else {
             None
         }
     }
+
+    /// `TileUsesPackedCarrierRepresentation`: packed four-bit or larger than
+    /// the model's word payload; such elements are held at their width
+    /// (zero-extended on read), others as full words.
+    pub fn uses_packed_carrier(&self) -> bool {
+        !self.layout.is_cube()
+            && (self.data_type.is_four_bit() || self.rows * self.columns > PTO_MODEL_TILE_ELEMENTS)
+    }
+
+    /// `TileInfoWithLogicalElementAndDefined` on payload index `idx`.
+    pub fn set_element(&mut self, idx: usize, value: u64, defined: bool) {
+        let v = if self.uses_packed_carrier() {
+            truncate(value, self.data_type.element_bits())
+        } else {
+            value
+        };
+        self.payload[idx] = v;
+        self.defined[idx] = defined;
+    }
+
+    /// Number of defined elements inside the valid region.
+    pub fn defined_valid_elements(&self) -> u64 {
+        let mut n = 0;
+        for r in 0..self.valid_rows {
+            for c in 0..self.valid_columns {
+                if let Some(i) = self.element_index(r, c) {
+                    n += self.defined[i] as u64;
+                }
+            }
+        }
+        n
+    }
+
+    /// `TileWithValidRegionDefined`.
+    pub fn mark_valid_region_defined(&mut self) {
+        for r in 0..self.valid_rows {
+            for c in 0..self.valid_columns {
+                if let Some(i) = self.element_index(r, c) {
+                    let v = self.payload[i];
+                    self.set_element(i, v, true);
+                }
+            }
+        }
+        self.contents_defined = true;
+    }
+
+    /// A fresh allocated descriptor with an undefined payload.
+    #[allow(clippy::too_many_arguments)]
+    pub fn allocated(
+        capacity_bytes: u64,
+        rows: u64,
+        columns: u64,
+        valid_rows: u64,
+        valid_columns: u64,
+        data_type: DataType,
+        layout: TileLayout,
+        location: TileLocation,
+    ) -> TileInfo {
+        let n = (rows * columns) as usize;
+        TileInfo {
+            allocated: true,
+            contents_defined: false,
+            capacity_bytes,
+            rows,
+            columns,
+            valid_rows,
+            valid_columns,
+            data_type,
+            layout,
+            location,
+            payload: vec![0; n],
+            defined: vec![false; n],
+        }
+    }
 }
 
-/// `TileCapacityIsLegal`: a power-of-two multiple of the reservation granule
-/// up to the largest allocation.
+/// Keeps the low `bits` bits of `value`.
+pub fn truncate(value: u64, bits: u32) -> u64 {
+    if bits >= 64 {
+        value
+    } else {
+        value & ((1u64 << bits) - 1)
+    }
+}
+
+/// `PTO_TILE_CELL_BYTES`.
+pub const PTO_TILE_CELL_BYTES: u64 = 128;
+/// `PTO_SHARED_TILE_MAX_ALLOCATION_BYTES`.
+pub const PTO_SHARED_TILE_MAX_ALLOCATION_BYTES: u64 = 262_144;
+
+/// `TileCapacityIsLegal` (asl/tile/model/state/descriptors.asl): a multiple
+/// of the 128-byte cell up to 64 KiB and the capacity limit.
 pub fn tile_capacity_is_legal(capacity_bytes: u64) -> bool {
-    capacity_bytes >= PTO_RESERVATION_GRANULE_BYTES
+    capacity_bytes >= PTO_TILE_CELL_BYTES
+        && capacity_bytes.is_multiple_of(PTO_TILE_CELL_BYTES)
         && capacity_bytes <= PTO_TILE_MAX_ALLOCATION_BYTES
-        && capacity_bytes.is_power_of_two()
+        && capacity_bytes <= PTO_TILE_CAPACITY_BYTES
+}
+
+/// `SharedTileCapacityIsLegal`: as Local, up to 256 KiB.
+pub fn shared_tile_capacity_is_legal(capacity_bytes: u64) -> bool {
+    capacity_bytes >= PTO_TILE_CELL_BYTES
+        && capacity_bytes.is_multiple_of(PTO_TILE_CELL_BYTES)
+        && capacity_bytes <= PTO_SHARED_TILE_MAX_ALLOCATION_BYTES
+        && capacity_bytes <= PTO_TILE_CAPACITY_BYTES
 }
 
 /// `TileLogicalElementCapacity`: elements that fit in `capacity_bytes`.
@@ -79,13 +203,64 @@ pub fn tile_logical_element_capacity(capacity_bytes: u64, data_type: DataType) -
     capacity_bytes * 8 / data_type.element_bits() as u64
 }
 
-/// `DerivedTileRows`: rows of a tile of `columns` columns filling its capacity.
+/// `DerivedTileRows` (asl/tile/model/shape/rows-columns.asl): physical rows
+/// of a `columns`-wide tile filling `capacity_bytes`; 0 when no legal 16-bit
+/// row count exists (columns not a power of two, rows not exact).
 pub fn derived_tile_rows(capacity_bytes: u64, columns: u64, data_type: DataType) -> u64 {
-    if columns == 0 {
+    if capacity_bytes == 0 || columns == 0 || columns > 65535 || !columns.is_power_of_two() {
+        return 0;
+    }
+    let capacity_bits = capacity_bytes * 8;
+    let row_bits = columns * data_type.element_bits() as u64;
+    if !capacity_bits.is_multiple_of(row_bits) {
+        return 0;
+    }
+    let rows = capacity_bits / row_bits;
+    if rows == 0 || rows > 65535 {
         0
     } else {
-        tile_logical_element_capacity(capacity_bytes, data_type) / columns
+        rows
     }
+}
+
+/// `TileDescriptorShapeLegal` (asl/tile/model/shape/valid-region.asl).
+pub fn tile_descriptor_shape_legal(
+    capacity_bytes: u64,
+    columns: u64,
+    valid_rows: u64,
+    valid_columns: u64,
+    data_type: DataType,
+) -> bool {
+    let rows = derived_tile_rows(capacity_bytes, columns, data_type);
+    rows != 0
+        && valid_rows <= rows
+        && valid_columns <= columns
+        && valid_rows * valid_columns <= tile_logical_element_capacity(capacity_bytes, data_type)
+}
+
+/// `MinimumTileCapacityBytesForShape`: smallest size code's bytes that can
+/// represent the shape; 0 when none can.
+pub fn minimum_tile_capacity_bytes_for_shape(
+    columns: u64,
+    valid_rows: u64,
+    valid_columns: u64,
+    data_type: DataType,
+) -> u64 {
+    (1..=12u32)
+        .map(|c| 64u64 << c)
+        .find(|&cap| {
+            tile_descriptor_shape_legal(cap, columns, valid_rows, valid_columns, data_type)
+        })
+        .unwrap_or(0)
+}
+
+/// `SharedTileElementRegion`: the PE whose capacity quarter holds `element`.
+pub fn shared_tile_element_region(tile: &TileInfo, element: u64) -> usize {
+    let byte_offset = element * tile.data_type.element_bits() as u64 / 8;
+    if tile.capacity_bytes == 0 {
+        return 0;
+    }
+    ((byte_offset * 4 / tile.capacity_bytes) as usize).min(3)
 }
 
 /// `TileCoreAllocationBytes`: a tile allocated for `mask` PEs charges its

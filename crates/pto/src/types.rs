@@ -222,6 +222,14 @@ pub enum TileLayout {
 }
 
 impl TileLayout {
+    /// `TileLayoutIsCube`.
+    pub fn is_cube(self) -> bool {
+        matches!(
+            self,
+            TileLayout::CubeM16 | TileLayout::CubeM32 | TileLayout::CubeN8
+        )
+    }
+
     pub const ALL: [TileLayout; 8] = [
         TileLayout::RowMajor,
         TileLayout::ColumnMajor,

@@ -1,0 +1,888 @@
+//! The bundle machine of the TLOAD/TSTORE path: header commands, bindings
+//! and the tile-memory operation at commit.
+//!
+//! ASL: `asl/block/model/dispatch/top-level.asl` (`ExecuteCommandInstruction`),
+//! `asl/block/model/dispatch/commands.asl` (`ExecuteDecodedBundleCommand`),
+//! `asl/block/model/dispatch/start.asl`, `asl/block/model/commit/validation.asl`
+//! (`CompleteBundleAt`), `asl/block/model/operands/{tile,shared,scalar}-bindings.asl`,
+//! `asl/block/model/schema/dimensions.asl`, `asl/block/model/state/*`,
+//! `asl/block/model/dispatch/tile-execution.asl`
+//! (`ExecuteBundleTileOperation`), `asl/block/model/dispatch/shared-tlsu.asl`,
+//! `asl/block/model/dispatch/tlsu-layout-conversion.asl` (CUBE transport),
+//! `asl/block/model/dispatch/destination-shape.asl`,
+//! `asl/block/model/faults/rollback.asl`, `asl/arch/memory-model/global-memory-access.asl`
+//! (PTO-ARCH-GM-ACCESS-001).
+//!
+//! Destinations are allocated only after every schema check, and released
+//! again (`RollBackBundleTileDestinations`) when the transfer faults, so a
+//! faulting bundle publishes nothing and can be restarted.
+
+use crate::addressing::tile_dense_row_stride_bytes;
+use crate::forms::{self, pe_selected, FormKind};
+use crate::machine::{CommandExecution, Machine, PTO_MODEL_MEMORY_AGENTS, PTO_TILE_REGISTER_COUNT};
+use crate::memory::{PadValue, PeAddressing};
+use crate::tile::{self, cube, TileInfo};
+use crate::types::{DataType, Fault, TileLayout, TileLocation, DTYPE_NONE};
+
+/// `PTO_BUNDLE_TILE_BINDING_COUNT`.
+pub const PTO_BUNDLE_TILE_BINDING_COUNT: usize = 16;
+
+/// One `_BundleTileBindings` entry (B.IOT).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TileBinding {
+    pub valid: bool,
+    pub destination_valid: bool,
+    pub destination: u32,
+    /// 0 T, 1 U, 2 M, 3 N.
+    pub destination_hand: u32,
+    pub allocated_by_bundle: bool,
+    pub destination_size: u32,
+    pub pe_mask: u8,
+    pub source0_valid: bool,
+    pub source1_valid: bool,
+    pub source0: u32,
+    pub source1: u32,
+    pub last: bool,
+}
+
+/// One `_BundleSharedBindings` entry (B.IOS).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SharedBinding {
+    pub valid: bool,
+    pub shared_id: u8,
+    pub size_code: u32,
+    pub pe_mask: u8,
+    pub consumed: bool,
+}
+
+/// `_BundleScalarBindings[[0]]` (B.IOR).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScalarBinding {
+    pub valid: bool,
+    pub destination: u32,
+    pub source0: u32,
+    pub source1: u32,
+    pub source2: u32,
+}
+
+/// `_BundleDataAttributes` (B.DATR).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DataAttributes {
+    pub present: bool,
+    pub data_type: u32,
+    pub layout: u32,
+    pub pad_value: u32,
+    pub comparison_mode: u32,
+    pub rounding_mode: u32,
+    pub saturating: bool,
+    pub canonicalize: bool,
+}
+
+/// `_BundleOperation` of a tile-memory BSTART.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Operation {
+    pub valid: bool,
+    /// TLSU selector: 0 TLOAD, 1 TSTORE, 14 TSTORE.SPART.
+    pub function: u32,
+    pub data_type: u32,
+}
+
+/// Bundle control and header state.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Bundle {
+    pub active: bool,
+    pub op: Operation,
+    pub datr: DataAttributes,
+    pub dims: [u64; 3],
+    pub dim_present: [bool; 3],
+    pub tile_bindings: [TileBinding; PTO_BUNDLE_TILE_BINDING_COUNT],
+    pub shared_bindings: [SharedBinding; 4],
+    pub scalar: ScalarBinding,
+    pub zero_participation_seen: bool,
+}
+
+impl Bundle {
+    /// `CurrentBundlePadValue`: Null unless B.DATR is present.
+    pub fn pad_value(&self) -> PadValue {
+        if self.datr.present {
+            PadValue::from_code(self.datr.pad_value)
+        } else {
+            PadValue::Null
+        }
+    }
+
+    fn tile_binding_count(&self) -> usize {
+        self.tile_bindings.iter().filter(|b| b.valid).count()
+    }
+
+    fn shared_binding_count(&self) -> usize {
+        self.shared_bindings.iter().filter(|b| b.valid).count()
+    }
+
+    fn sequence_closed(&self) -> bool {
+        self.tile_bindings.iter().any(|b| b.valid && b.last)
+    }
+
+    /// `BundleTileMaskCanAppend`.
+    fn tile_mask_can_append(&self, mask: u8) -> bool {
+        mask != 0
+            && self
+                .tile_bindings
+                .iter()
+                .all(|b| !b.valid || b.pe_mask == mask)
+    }
+
+    /// `SelectedBundleTileMaskIsZero`.
+    fn selected_tile_mask_is_zero(&self) -> bool {
+        let mut seen = false;
+        for b in self.tile_bindings.iter().filter(|b| b.valid) {
+            seen = true;
+            if b.pe_mask != 0 {
+                return false;
+            }
+        }
+        seen || (self.zero_participation_seen
+            && self.tile_binding_count() == 0
+            && self.shared_binding_count() == 0)
+    }
+
+    /// `TileDataLayoutDestinationLayout(CurrentBundleDataLayout())`.
+    fn tile_layout(&self) -> TileLayout {
+        match self.datr.layout {
+            1 | 18 | 28 => TileLayout::ColumnMajor,
+            3 | 8 | 30 => TileLayout::ZN,
+            4 | 9 | 20 => TileLayout::NZ,
+            _ => TileLayout::RowMajor,
+        }
+    }
+
+    /// Dimension `i` when it holds 1..=65535 (`BundleDestination*` helpers).
+    fn dim_in_range(&self, i: usize) -> Option<u64> {
+        (1..=65535).contains(&self.dims[i]).then_some(self.dims[i])
+    }
+}
+
+/// Layout codes of the CUBE conversions, `TileDataLayoutIsCubeConversion`.
+fn is_cube_conversion(code: u32) -> bool {
+    (21..=26).contains(&code)
+}
+
+impl Machine {
+    /// Read-only view of the bundle state (for reports and tests).
+    pub fn bundle_state(&self) -> &Bundle {
+        &self.bundle
+    }
+
+    /// `ExecuteCommandInstruction(word, 32)`: decode, check operands, apply
+    /// the command. An undecodable word or reserved field value is
+    /// `Rejected` with `Fault_IllegalInstruction`.
+    pub fn execute_command_instruction(&mut self, word: u32) -> CommandExecution {
+        // BeginArchitecturalInstructionAttempt.
+        self.clear_fault();
+        let d = match forms::decode(word) {
+            Ok(d) => d,
+            Err(_) => {
+                self.set_fault(Fault::IllegalInstruction, None);
+                return CommandExecution::Rejected;
+            }
+        };
+        let r = match d.form.kind {
+            FormKind::BundleStart { function } => {
+                self.bundle_start(function, d.get("DataType"));
+                Ok(())
+            }
+            FormKind::Stop => {
+                self.complete_bundle();
+                Ok(())
+            }
+            FormKind::DataAttributes => self.command_datr(&d),
+            FormKind::BundleDimension { lb } => {
+                if !self.bundle.active {
+                    Err(Fault::BundleControl)
+                } else {
+                    let pe = self.current_pe;
+                    let sum = self
+                        .read_pe_gpr(pe, d.get("RegSrc"))
+                        .wrapping_add(d.get("uimm17") as u64);
+                    self.set_bundle_dimension(lb, sum & 0xffff);
+                    Ok(())
+                }
+            }
+            FormKind::SharedIo => self.command_ios(&d),
+            FormKind::ScalarIo => {
+                if !self.bundle.active || self.bundle.scalar.valid {
+                    Err(Fault::BundleControl)
+                } else {
+                    self.bundle.scalar = ScalarBinding {
+                        valid: true,
+                        destination: d.get("RegDst"),
+                        source0: d.get("RegSrc0"),
+                        source1: d.get("RegSrc1"),
+                        source2: d.get("RegSrc2"),
+                    };
+                    Ok(())
+                }
+            }
+            FormKind::TileIo { src0, src1, dst } => self.command_iot(&d, src0, src1, dst),
+        };
+        if let Err(f) = r {
+            self.set_fault(f, None);
+        }
+        if self.last_fault != Fault::None {
+            CommandExecution::Rejected
+        } else {
+            CommandExecution::Executed
+        }
+    }
+
+    /// `ExecuteDecodedBundleStart`: commits an open bundle first, then
+    /// begins the new one with its operation descriptor.
+    fn bundle_start(&mut self, function: u32, data_type: u32) {
+        if self.bundle.active && !self.complete_bundle() {
+            return;
+        }
+        self.bundle = Bundle {
+            active: true,
+            op: Operation {
+                valid: true,
+                function,
+                data_type,
+            },
+            ..Bundle::default()
+        };
+    }
+
+    /// `CompleteBundleAt`: executes the bundle's tile operation, then stops
+    /// the bundle (clearing its header state). False on a fault, with the
+    /// bundle left open for restart.
+    fn complete_bundle(&mut self) -> bool {
+        if !self.bundle.active {
+            self.set_fault(Fault::BundleControl, None);
+            return false;
+        }
+        if self.bundle.op.valid && !self.execute_bundle_tile_operation() {
+            return false;
+        }
+        for (i, b) in self.bundle.tile_bindings.iter().enumerate() {
+            self.last_destinations[i] =
+                (b.valid && b.destination_valid && b.allocated_by_bundle).then_some(b.destination);
+        }
+        self.bundle = Bundle::default();
+        self.last_fault == Fault::None
+    }
+
+    fn command_datr(&mut self, d: &forms::Decoded) -> Result<(), Fault> {
+        if !self.bundle.active || self.bundle.datr.present {
+            return Err(Fault::BundleControl);
+        }
+        // SetBundleDataAttributeState: the catalog constraints have already
+        // rejected reserved DataType and unassigned Layout codes.
+        self.bundle.datr = DataAttributes {
+            present: true,
+            data_type: d.get("DataType"),
+            layout: d.get("Layout"),
+            pad_value: d.get("PadValueOrByteId"),
+            comparison_mode: d.get("CMode"),
+            rounding_mode: d.get("RMode"),
+            saturating: d.get("Sat") != 0,
+            canonicalize: d.get("Canonicalize") != 0,
+        };
+        Ok(())
+    }
+
+    fn command_ios(&mut self, d: &forms::Decoded) -> Result<(), Fault> {
+        let mask = forms::pe_mask_of_pe_mode(d.get("PEMode"));
+        let size = d.get("SizeCode");
+        if mask == 0 {
+            // Strict no-op before placement and every later check.
+            if self.bundle.active {
+                self.bundle.zero_participation_seen = true;
+            }
+            return Ok(());
+        }
+        if !self.bundle.active {
+            return Err(Fault::BundleControl);
+        }
+        // BindBundleSharedIO.
+        if !self.bundle.tile_mask_can_append(mask)
+            || self
+                .bundle
+                .shared_bindings
+                .iter()
+                .any(|b| b.valid && b.pe_mask != mask)
+        {
+            return Err(Fault::TileLegality);
+        }
+        let id = d.get("SharedTID") as u8;
+        if self
+            .bundle
+            .shared_bindings
+            .iter()
+            .any(|b| b.valid && b.shared_id == id)
+        {
+            return Err(Fault::BundleControl);
+        }
+        let slot = self
+            .bundle
+            .shared_bindings
+            .iter_mut()
+            .find(|b| !b.valid)
+            .ok_or(Fault::BundleControl)?;
+        *slot = SharedBinding {
+            valid: true,
+            shared_id: id,
+            size_code: size,
+            pe_mask: mask,
+            consumed: false,
+        };
+        Ok(())
+    }
+
+    fn command_iot(
+        &mut self,
+        d: &forms::Decoded,
+        src0: bool,
+        src1: bool,
+        dst: bool,
+    ) -> Result<(), Fault> {
+        let mask = forms::pe_mask_of_pe_mode(d.get("PEMode"));
+        if mask == 0 {
+            if self.bundle.active {
+                self.bundle.zero_participation_seen = true;
+            }
+            return Ok(());
+        }
+        if !self.bundle.active || self.bundle.sequence_closed() {
+            return Err(Fault::BundleControl);
+        }
+        if !self.bundle.tile_mask_can_append(mask) {
+            return Err(Fault::TileLegality);
+        }
+        let binding = TileBinding {
+            valid: true,
+            destination_valid: dst,
+            destination: if dst { d.get("DstTile") } else { 0 },
+            destination_hand: if dst { d.get("DstTile") % 4 } else { 0 },
+            allocated_by_bundle: false,
+            destination_size: if dst { d.get("SizeCode") } else { 0 },
+            pe_mask: mask,
+            source0_valid: src0,
+            source1_valid: src1,
+            source0: if src0 { d.get("SrcTile0") } else { 0 },
+            source1: if src1 { d.get("SrcTile1") } else { 0 },
+            last: d.get("L") != 0,
+        };
+        let slot = self
+            .bundle
+            .tile_bindings
+            .iter_mut()
+            .find(|b| !b.valid)
+            .ok_or(Fault::TileLegality)?;
+        *slot = binding;
+        Ok(())
+    }
+
+    /// `ExecuteBundleTileOperation`: runs the open bundle's TLOAD/TSTORE.
+    /// True when it completed (or was a PE_MASK 0000 no-op); false with
+    /// `_LastFault` set otherwise, leaving every architectural state as
+    /// before.
+    pub fn execute_bundle_tile_operation(&mut self) -> bool {
+        match self.run_bundle() {
+            Ok(()) => true,
+            Err(f) => {
+                if self.last_fault == Fault::None || self.last_fault != f {
+                    self.set_fault(f, self.last_fault_addr.filter(|_| self.last_fault == f));
+                }
+                false
+            }
+        }
+    }
+
+    fn run_bundle(&mut self) -> Result<(), Fault> {
+        let b = &self.bundle;
+        if !b.op.valid {
+            return Err(Fault::BundleControl);
+        }
+        if b.zero_participation_seen && b.tile_binding_count() == 0 && b.shared_binding_count() == 0
+        {
+            return Ok(());
+        }
+        if b.datr.present && is_cube_conversion(b.datr.layout) {
+            return self.run_cube_transport();
+        }
+        let f = b.op.function;
+        if b.shared_binding_count() > 0 || (9..=12).contains(&f) || f == 14 {
+            return self.run_shared_tlsu();
+        }
+        if forms::tlsu_operation_name(f).is_none() {
+            return Err(Fault::IllegalInstruction);
+        }
+        if b.selected_tile_mask_is_zero() {
+            return Ok(());
+        }
+        self.run_local_tlsu()
+    }
+
+    /// `ResolveBundleEffectiveDataType`: a concrete B.DATR type wins over
+    /// the BSTART type.
+    fn effective_data_type(&self) -> Option<DataType> {
+        let b = &self.bundle;
+        if b.datr.present && b.datr.data_type != DTYPE_NONE {
+            if let Some(t) = DataType::from_code(b.datr.data_type) {
+                return Some(t);
+            }
+        }
+        DataType::from_code(b.op.data_type)
+    }
+
+    /// `TileOperationDATRFieldsLegal` for ordinary (non-CUBE) TLOAD/TSTORE:
+    /// only Layout may be nonzero; PadValue belongs to the CUBE conversion
+    /// form (handled before this check) and must be zero here.
+    fn datr_legal_for_tlsu(&self) -> bool {
+        let d = &self.bundle.datr;
+        !d.present
+            || (d.comparison_mode == 0
+                && d.rounding_mode == 0
+                && !d.saturating
+                && !d.canonicalize
+                && d.pad_value == 0)
+    }
+
+    /// `BundleOperationScalarBindingSchemaLegal` for TLOAD/TSTORE: two GPR
+    /// inputs (base, row stride); RegSrc2 and RegDst must encode zero.
+    fn scalar_schema_legal(&self) -> bool {
+        let s = &self.bundle.scalar;
+        !s.valid || (s.source2 == 0 && s.destination == 0)
+    }
+
+    /// Base and row stride of PE `pe`: B.IOR RegSrc0/RegSrc1 read from that
+    /// PE's private GPR file, or (B.IOR omitted) base 0 and the dense
+    /// stride of `dense_columns`. An encoded zero selector reads GPR 0: a
+    /// real zero, never the default.
+    fn pe_base_stride(&self, pe: usize, dense_columns: u64, dt: DataType) -> (u64, u64) {
+        let s = &self.bundle.scalar;
+        if s.valid {
+            (
+                self.read_pe_gpr(pe, s.source0),
+                self.read_pe_gpr(pe, s.source1),
+            )
+        } else {
+            (0, tile_dense_row_stride_bytes(dense_columns, dt))
+        }
+    }
+
+    /// Ordinary Local TLOAD/TSTORE (`ExecuteBundleTileOperationLocally…`):
+    /// the current PE's fragment, its base and stride from its GPRs.
+    fn run_local_tlsu(&mut self) -> Result<(), Fault> {
+        let tstore = self.bundle.op.function == 1;
+        let bindings: Vec<TileBinding> = self
+            .bundle
+            .tile_bindings
+            .iter()
+            .copied()
+            .filter(|b| b.valid)
+            .collect();
+        // BundleOperationBindingsComplete: TLOAD one destination, TSTORE one source.
+        let complete = bindings.len() == 1
+            && if tstore {
+                bindings[0].source0_valid
+                    && !bindings[0].source1_valid
+                    && !bindings[0].destination_valid
+            } else {
+                bindings[0].destination_valid
+                    && !bindings[0].source0_valid
+                    && !bindings[0].source1_valid
+            };
+        if !complete || !self.scalar_schema_legal() {
+            return Err(Fault::BundleControl);
+        }
+        if !self.datr_legal_for_tlsu() {
+            return Err(Fault::TileLegality);
+        }
+        let dt = self.effective_data_type().ok_or(Fault::TileLegality)?;
+        let layout = self.bundle.tile_layout();
+        let pe = self.current_pe;
+        if tstore {
+            let src = bindings[0].source0;
+            let t = self.tiles.get(src as usize).cloned().unwrap_or_default();
+            if !t.allocated
+                || !t.contents_defined
+                || t.data_type != dt
+                || t.layout.is_cube()
+                || t.layout == TileLayout::ImplementationDefined
+            {
+                return Err(Fault::TileLegality);
+            }
+            // Omitted B.IOR: the dense pitch of LB2 when present, else the
+            // source's physical columns (BundleDestinationPhysicalColumns).
+            let columns = self.bundle.dim_in_range(2).unwrap_or(t.columns);
+            let (base, stride) = self.pe_base_stride(pe, columns, dt);
+            return self.tstore(base, stride, src);
+        }
+        // TLOAD: shape from LB0/LB1/LB2 (defaults 1, 1, ValidCol).
+        let valid_columns = self.bundle.dim_in_range(0).unwrap_or(1);
+        let valid_rows = self.bundle.dim_in_range(1).unwrap_or(1);
+        let columns = self.bundle.dim_in_range(2).unwrap_or(valid_columns);
+        let (base, stride) = self.pe_base_stride(pe, columns, dt);
+        let dest = self.resolve_destination(0, valid_rows, valid_columns, columns, dt, layout)?;
+        let pad = self.bundle.pad_value();
+        if let Err(f) = self.tload_with_pad(dest, base, stride, pad) {
+            self.roll_back_destinations();
+            return Err(f);
+        }
+        Ok(())
+    }
+
+    /// `ResolveBundleTileDestinationsWithShapeAndType` for the single
+    /// destination of binding `binding`: first free register of its hand,
+    /// capacity check, descriptor check, then allocation.
+    fn resolve_destination(
+        &mut self,
+        binding: usize,
+        valid_rows: u64,
+        valid_columns: u64,
+        columns: u64,
+        dt: DataType,
+        layout: TileLayout,
+    ) -> Result<u32, Fault> {
+        let b = self.bundle.tile_bindings[binding];
+        let capacity =
+            forms::tile_size_code_bytes(b.destination_size).ok_or(Fault::TileLegality)?;
+        let hand = b.destination_hand as usize;
+        let index = (hand * 16..hand * 16 + 16)
+            .find(|&i| i < PTO_TILE_REGISTER_COUNT && !self.tiles[i].allocated)
+            .ok_or(Fault::TileAllocation)?;
+        if self.core_tile_capacity_in_use() + tile::tile_core_allocation_bytes(b.pe_mask, capacity)
+            > tile::PTO_TILE_CAPACITY_BYTES
+        {
+            return Err(Fault::TileAllocation);
+        }
+        let rows = tile::derived_tile_rows(capacity, columns, dt);
+        if !tile::tile_descriptor_shape_legal(capacity, columns, valid_rows, valid_columns, dt)
+            || rows * columns > tile::tile_logical_element_capacity(capacity, dt)
+        {
+            return Err(Fault::TileAllocation);
+        }
+        self.tiles[index] = TileInfo::allocated(
+            capacity,
+            rows,
+            columns,
+            valid_rows,
+            valid_columns,
+            dt,
+            layout,
+            TileLocation::Any,
+        );
+        self.tile_masks[index] = b.pe_mask;
+        let tb = &mut self.bundle.tile_bindings[binding];
+        tb.destination = index as u32;
+        tb.allocated_by_bundle = true;
+        Ok(index as u32)
+    }
+
+    /// `RollBackBundleTileDestinations`.
+    fn roll_back_destinations(&mut self) {
+        for i in 0..PTO_BUNDLE_TILE_BINDING_COUNT {
+            let b = self.bundle.tile_bindings[i];
+            if b.valid && b.allocated_by_bundle {
+                self.release_tile(b.destination);
+                let tb = &mut self.bundle.tile_bindings[i];
+                tb.destination = tb.destination_hand;
+                tb.allocated_by_bundle = false;
+            }
+        }
+    }
+
+    /// Per-PE base/stride of every PE (only selected ones are used).
+    fn all_pe_addressing(&self, dense_columns: u64, dt: DataType) -> PeAddressing {
+        let mut a = PeAddressing::default();
+        for pe in 0..PTO_MODEL_MEMORY_AGENTS {
+            let (b, s) = self.pe_base_stride(pe, dense_columns, dt);
+            a.base[pe] = b;
+            a.stride[pe] = s;
+        }
+        a
+    }
+
+    /// `ExecuteBundleSharedTLSUOperation`: Shared TLOAD (function 0),
+    /// TSTORE Function 1 (all four PEs) and Function 14 (TSTORE.SPART, any
+    /// nonzero subset).
+    fn run_shared_tlsu(&mut self) -> Result<(), Fault> {
+        let function = self.bundle.op.function;
+        if self.bundle.shared_binding_count() != 1 {
+            return Err(Fault::TileLegality);
+        }
+        let sb = self.bundle.shared_bindings[0];
+        if sb.pe_mask == 0 {
+            return Ok(());
+        }
+        if forms::tlsu_operation_name(function).is_none() {
+            return Err(Fault::IllegalInstruction);
+        }
+        let dt = DataType::from_code(self.bundle.op.data_type).ok_or(Fault::TileLegality)?;
+        if !self.scalar_schema_legal() {
+            return Err(Fault::BundleControl);
+        }
+        if !self.datr_legal_for_tlsu() {
+            return Err(Fault::TileLegality);
+        }
+        let layout = self.bundle.tile_layout();
+        let id = sb.shared_id;
+        let tile_bindings = self.bundle.tile_binding_count();
+        if function == 0 {
+            if sb.size_code == 0
+                || forms::tile_size_code_bytes(sb.size_code).is_none()
+                || tile_bindings != 0
+            {
+                return Err(Fault::TileLegality);
+            }
+            // Shared TLOAD takes LB0/LB1/LB2 as they are: no Local defaults.
+            let (vc, vr, cols) = (
+                self.bundle.dims[0],
+                self.bundle.dims[1],
+                self.bundle.dims[2],
+            );
+            if !(1..=65535).contains(&vc)
+                || !(1..=65535).contains(&vr)
+                || !(1..=65535).contains(&cols)
+                || vc > cols
+            {
+                return Err(Fault::TileLegality);
+            }
+            let a = self.all_pe_addressing(cols, dt);
+            self.tload_shared(id, &a, sb.size_code, cols, vr, vc, dt, layout, sb.pe_mask)?;
+        } else {
+            let mask_legal = match function {
+                1 => sb.pe_mask == 0b1111,
+                _ => function == 14,
+            };
+            if !mask_legal || sb.size_code != 0 || tile_bindings != 0 {
+                return Err(Fault::TileLegality);
+            }
+            let rec = self.shared[id as usize].clone();
+            let vc = if self.bundle.dim_present[0] {
+                self.bundle.dims[0].min(65536) % 65536
+            } else if rec.descriptor_valid {
+                rec.tile.valid_columns
+            } else {
+                1
+            };
+            let vr = if self.bundle.dim_present[1] {
+                self.bundle.dims[1].min(65536) % 65536
+            } else if rec.descriptor_valid {
+                rec.tile.valid_rows
+            } else {
+                1
+            };
+            let cols = if self.bundle.dim_present[2] {
+                self.bundle.dims[2].min(65536) % 65536
+            } else if rec.descriptor_valid {
+                rec.tile.columns
+            } else {
+                vc
+            };
+            if vc < 1 || vr < 1 || cols < 1 || vc > cols {
+                return Err(Fault::TileLegality);
+            }
+            let t = self
+                .materialize_shared_for_read(id, vr, vc, cols, dt, layout)
+                .ok_or(Fault::TileLegality)?;
+            let a = self.all_pe_addressing(cols, dt);
+            self.tstore_shared(&a, id, &t, sb.pe_mask)?;
+        }
+        self.bundle.shared_bindings[0].consumed = true;
+        Ok(())
+    }
+
+    /// `SharedTileReadSchemaLegal` + `MaterializeSharedTileForReadSchema`:
+    /// the read-only view of Shared register `id` in the bundle's schema
+    /// (an unallocated register gets the smallest capacity that holds it).
+    fn materialize_shared_for_read(
+        &self,
+        id: u8,
+        vr: u64,
+        vc: u64,
+        cols: u64,
+        dt: DataType,
+        layout: TileLayout,
+    ) -> Option<TileInfo> {
+        if layout.is_cube() {
+            return None;
+        }
+        let rec = &self.shared[id as usize];
+        let capacity = if rec.descriptor_valid {
+            rec.tile.capacity_bytes
+        } else {
+            tile::minimum_tile_capacity_bytes_for_shape(cols, vr, vc, dt)
+        };
+        if capacity == 0 {
+            return None;
+        }
+        let legal = if rec.descriptor_valid {
+            rec.allocation_mask != 0
+                && rec.tile.columns == cols
+                && vr <= rec.tile.valid_rows
+                && vc <= rec.tile.valid_columns
+                && rec.tile.data_type == dt
+                && rec.tile.layout == layout
+        } else {
+            tile::shared_tile_capacity_is_legal(capacity)
+                && tile::tile_descriptor_shape_legal(capacity, cols, vr, vc, dt)
+                && tile::derived_tile_rows(capacity, cols, dt) * cols
+                    <= tile::tile_logical_element_capacity(capacity, dt)
+        };
+        if !legal {
+            return None;
+        }
+        let rows = tile::derived_tile_rows(capacity, cols, dt);
+        let mut t =
+            TileInfo::allocated(capacity, rows, cols, vr, vc, dt, layout, TileLocation::Any);
+        t.payload = Vec::new();
+        t.defined = Vec::new();
+        // The payload comes from ReadSharedTileWord; keep the geometry only.
+        t.payload.resize((rows * cols) as usize, 0);
+        t.defined.resize((rows * cols) as usize, false);
+        Some(t)
+    }
+
+    /// `ExecuteBundleCubeTransportOperation`: ND2M32/ND2M16/ND2N8 TLOAD into
+    /// a new CUBE tile, M322ND/M162ND/N82ND TSTORE from one.
+    fn run_cube_transport(&mut self) -> Result<(), Fault> {
+        if self.bundle.selected_tile_mask_is_zero() {
+            return Ok(());
+        }
+        let function = self.bundle.op.function;
+        if forms::tlsu_operation_name(function).is_none() {
+            return Err(Fault::IllegalInstruction);
+        }
+        let b = &self.bundle;
+        let dims_legal = b.dim_present[0]
+            && b.dim_present[1]
+            && !b.dim_present[2]
+            && (1..=65535).contains(&b.dims[0])
+            && (1..=65535).contains(&b.dims[1]);
+        let d = &b.datr;
+        let attrs_legal = d.present
+            && d.data_type == DTYPE_NONE
+            && d.comparison_mode == 0
+            && d.rounding_mode == 0
+            && !d.saturating
+            && !d.canonicalize
+            && match function {
+                0 => (21..=23).contains(&d.layout),
+                1 => (24..=26).contains(&d.layout),
+                _ => false,
+            };
+        let bindings: Vec<TileBinding> = b
+            .tile_bindings
+            .iter()
+            .copied()
+            .filter(|x| x.valid)
+            .collect();
+        let bindings_legal = b.shared_binding_count() == 0
+            && bindings.len() == 1
+            && self.scalar_schema_legal()
+            && bindings[0].last
+            && match function {
+                0 => {
+                    bindings[0].destination_valid
+                        && (1..=10).contains(&bindings[0].destination_size)
+                        && !bindings[0].source0_valid
+                        && !bindings[0].source1_valid
+                }
+                _ => {
+                    !bindings[0].destination_valid
+                        && bindings[0].source0_valid
+                        && !bindings[0].source1_valid
+                }
+            };
+        if !dims_legal || !attrs_legal || !bindings_legal {
+            return Err(Fault::TileLegality);
+        }
+        let layout = match d.layout {
+            21 | 24 => TileLayout::CubeM32,
+            22 | 25 => TileLayout::CubeM16,
+            _ => TileLayout::CubeN8,
+        };
+        let dt = self.effective_data_type().ok_or(Fault::TileLegality)?;
+        if !cube::tile_cube_data_type_supported(dt) {
+            return Err(Fault::TileLegality);
+        }
+        let (vc, vr) = (b.dims[0], b.dims[1]);
+        let pe = self.current_pe;
+        let (base, stride) = self.pe_base_stride(pe, vc, dt);
+        let pad = b.pad_value();
+        if function == 0 {
+            let bd = bindings[0];
+            let capacity = forms::tile_size_code_bytes(bd.destination_size).unwrap_or(0);
+            if !cube::tile_cube_descriptor_shape_legal(capacity, vr, vc, dt, layout)
+                || self.core_tile_capacity_in_use()
+                    + tile::tile_core_allocation_bytes(bd.pe_mask, capacity)
+                    > tile::PTO_TILE_CAPACITY_BYTES
+            {
+                return Err(Fault::TileAllocation);
+            }
+            let hand = bd.destination_hand as usize;
+            let index = (hand * 16..hand * 16 + 16)
+                .find(|&i| !self.tiles[i].allocated)
+                .ok_or(Fault::TileAllocation)?;
+            self.tiles[index] = TileInfo::allocated(
+                capacity,
+                cube::tile_cube_storage_rows(layout, vr, dt),
+                cube::tile_cube_storage_columns(layout, vc, dt),
+                vr,
+                vc,
+                dt,
+                layout,
+                TileLocation::Matrix,
+            );
+            self.tile_masks[index] = bd.pe_mask;
+            let tb = self
+                .bundle
+                .tile_bindings
+                .iter_mut()
+                .find(|x| x.valid)
+                .expect("one binding checked above");
+            tb.destination = index as u32;
+            tb.allocated_by_bundle = true;
+            if let Err(f) = self.tload_with_pad(index as u32, base, stride, pad) {
+                self.roll_back_destinations();
+                return Err(f);
+            }
+        } else {
+            let bd = bindings[0];
+            let src = bd.source0 as usize;
+            let t = self.tiles.get(src).cloned().unwrap_or_default();
+            let legal = t.allocated
+                && cube::tile_cube_descriptor_shape_legal(
+                    t.capacity_bytes,
+                    t.valid_rows,
+                    t.valid_columns,
+                    t.data_type,
+                    t.layout,
+                )
+                && t.contents_defined
+                && t.data_type == dt
+                && t.layout == layout
+                && t.valid_rows == vr
+                && t.valid_columns == vc
+                && self.tile_masks[src] & bd.pe_mask == bd.pe_mask;
+            if !legal {
+                return Err(Fault::TileLegality);
+            }
+            self.tstore(base, stride, src as u32)?;
+        }
+        Ok(())
+    }
+
+    /// Whether PE `pe` takes part in the open bundle's Shared binding.
+    pub fn bundle_pe_selected(&self, pe: usize) -> bool {
+        let b = &self.bundle;
+        b.shared_bindings
+            .iter()
+            .any(|s| s.valid && pe_selected(s.pe_mask, pe))
+            || b.tile_bindings
+                .iter()
+                .any(|t| t.valid && pe_selected(t.pe_mask, pe))
+    }
+}

@@ -1,0 +1,661 @@
+//! Tile memory movement: TLOAD/TSTORE of Local tiles and of Shared tiles.
+//!
+//! ASL: `asl/tile/model/memory/load-store.asl` (PTO-TILE-MODEL-MEMORY-LOAD-STORE:
+//! `TLOAD`, `TSTORE`, `LoadTileMemoryElement`, `StoreTileMemoryElement`,
+//! `ProbeTileMemoryAccess`), `asl/tile/model/memory/shared-movement.asl`
+//! (PTO-REQ-TLSU-001: `TLOADShared`, `TSTOREShared`),
+//! `asl/scalar/model/agu/memory.asl` (`ProbeDataAccess`: alignment before
+//! bounded memory), `asl/tile/model/state/shared-registers.asl`
+//! (`AtomicUpdateSharedTileWithPublication`, `SharedTileUpdateCompatible`).
+//!
+//! Every operation has the spec's shape: validate, preflight every selected
+//! element access (the first failing one, in row-major element order, is the
+//! precise fault), then commit. Nothing is written before the preflight has
+//! passed, so a fault leaves memory, tiles, Shared registers and capacity
+//! exactly as they were.
+//!
+//! Fast path: byte-or-wider RowMajor Local transfers with the ADR 0074
+//! formula check each row once (alignment of the row base, bounds of the
+//! row's byte range) and move each row with one slice copy; any row that
+//! fails falls back to the per-element preflight to find the precise fault.
+
+use crate::addressing;
+use crate::forms::{self, pe_selected};
+use crate::machine::{GmAccess, Machine, Nibble, PTO_MODEL_MEMORY_AGENTS};
+use crate::shared::SharedTileInfo;
+use crate::tile::{self, TileInfo};
+use crate::types::{DataType, Fault, TileLayout, TileLocation};
+
+/// `TilePadValue`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PadValue {
+    Zero,
+    Max,
+    Min,
+    #[default]
+    Null,
+}
+
+impl PadValue {
+    /// B.DATR PadValueOrByteId code.
+    pub fn from_code(code: u32) -> PadValue {
+        match code & 3 {
+            0 => PadValue::Zero,
+            1 => PadValue::Max,
+            2 => PadValue::Min,
+            _ => PadValue::Null,
+        }
+    }
+}
+
+/// `TilePadValueForDataType`.
+pub fn tile_pad_value_for_data_type(pad: PadValue, dt: DataType) -> u64 {
+    use DataType::*;
+    match pad {
+        PadValue::Zero | PadValue::Null => 0,
+        PadValue::Max => match dt {
+            FP64 => 0x7fef_ffff_ffff_ffff,
+            FP32 => 0x7f7f_ffff,
+            TF32 => 0x7f7f_e000,
+            HF32 => 0x7f7f_f000,
+            FP16 => 0x7bff,
+            BF16 => 0x7f7f,
+            E4M3 => 0x7e,
+            E5M2 => 0x7b,
+            U8 => 0xff,
+            U16 => 0xffff,
+            U32 => 0xffff_ffff,
+            U64 => u64::MAX,
+            S8 => 0x7f,
+            S16 => 0x7fff,
+            S32 => 0x7fff_ffff,
+            S64 => 0x7fff_ffff_ffff_ffff,
+            _ => u64::MAX,
+        },
+        PadValue::Min => match dt {
+            FP64 => 0xffef_ffff_ffff_ffff,
+            FP32 => 0xff7f_ffff,
+            TF32 => 0xff7f_e000,
+            HF32 => 0xff7f_f000,
+            FP16 => 0xfbff,
+            BF16 => 0xff7f,
+            E4M3 => 0xfe,
+            E5M2 => 0xfb,
+            U8 | U16 | U32 | U64 | U4X2 => 0,
+            S8 => 0x80,
+            S16 => 0x8000,
+            S32 => 0x8000_0000,
+            _ => 0x8000_0000_0000_0000,
+        },
+    }
+}
+
+/// `DecodeTileMemoryElementRaw`: a nibble zero-extends (S4X2 included);
+/// S8/S16/S32 sign-extend (`NormalizeLoadedValue`); others zero-extend.
+pub fn decode_tile_memory_element_raw(raw: u64, dt: DataType, high_nibble: bool) -> u64 {
+    if dt.is_four_bit() {
+        if high_nibble {
+            (raw >> 4) & 0xf
+        } else {
+            raw & 0xf
+        }
+    } else if dt.sign_extends_on_load() {
+        match dt.element_bytes() {
+            1 => raw as u8 as i8 as i64 as u64,
+            2 => raw as u16 as i16 as i64 as u64,
+            _ => raw as u32 as i32 as i64 as u64,
+        }
+    } else {
+        raw
+    }
+}
+
+/// Per-PE base and stride of a transfer, indexed by PE.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PeAddressing {
+    pub base: [u64; PTO_MODEL_MEMORY_AGENTS],
+    pub stride: [u64; PTO_MODEL_MEMORY_AGENTS],
+}
+
+impl Machine {
+    /// GM byte address of (row, col): ADR 0074's byte-row formula, or the
+    /// superseded element-unit reading under the `--element-stride` what-if.
+    pub(crate) fn element_address(
+        &self,
+        base: u64,
+        row: u64,
+        col: u64,
+        stride: u64,
+        dt: DataType,
+    ) -> u64 {
+        if self.element_stride_mode {
+            addressing::element_stride_byte_address(base, row, col, stride, dt)
+        } else {
+            addressing::tile_memory_strided_byte_address(base, row, col, stride, dt)
+        }
+    }
+
+    /// `ProbeTileMemoryAccess` → `ProbeDataAccess`: natural alignment first
+    /// (`Fault_DataAlignment`), then the bounded memory (`Fault_DataPage`).
+    pub(crate) fn probe(&self, addr: u64, bytes: u64) -> Result<(), Fault> {
+        if !addr.is_multiple_of(bytes) {
+            return Err(Fault::DataAlignment);
+        }
+        if addr as u128 + bytes as u128 > self.gm.size() as u128 {
+            return Err(Fault::DataPage);
+        }
+        Ok(())
+    }
+
+    fn raise(&mut self, fault: Fault, addr: u64) -> Fault {
+        self.set_fault(fault, Some(addr));
+        fault
+    }
+
+    fn log(&mut self, pe: usize, addr: u64, dt: DataType, row: u64, col: u64, write: bool) {
+        if self.access_logging {
+            self.accesses.push(GmAccess {
+                pe,
+                addr,
+                size: dt.element_bytes(),
+                nibble: dt.is_four_bit().then_some({
+                    if col % 2 == 1 {
+                        Nibble::High
+                    } else {
+                        Nibble::Low
+                    }
+                }),
+                row,
+                col,
+                write,
+            });
+        }
+    }
+
+    /// True when the fast row path applies to `t`.
+    fn dense_rows(&self, t: &TileInfo) -> bool {
+        !self.element_stride_mode && !t.data_type.is_four_bit() && t.layout == TileLayout::RowMajor
+    }
+
+    /// Preflight of a single-PE rectangle: `Err((fault, addr))` for the
+    /// first failing element in row-major order.
+    fn preflight_local(&self, t: &TileInfo, base: u64, stride: u64) -> Result<(), (Fault, u64)> {
+        let dt = t.data_type;
+        let eb = dt.element_bytes() as u64;
+        if self.dense_rows(t) {
+            let row_bytes = t.valid_columns * eb;
+            let mut ok = true;
+            for r in 0..t.valid_rows {
+                let rb = base.wrapping_add(r.wrapping_mul(stride));
+                if rb % eb != 0 || rb as u128 + row_bytes as u128 > self.gm.size() as u128 {
+                    ok = false;
+                    break;
+                }
+            }
+            if ok {
+                return Ok(());
+            }
+        }
+        for r in 0..t.valid_rows {
+            for c in 0..t.valid_columns {
+                let a = self.element_address(base, r, c, stride, dt);
+                self.probe(a, eb).map_err(|f| (f, a))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `TLOAD(destination, base_address, row_stride_bytes)`, the direct Tile
+    /// operation (current PE's fragment). `TileLegality` when the
+    /// destination descriptor is not allocated (`TileOperandsLegal_TLOAD`).
+    pub fn tload(
+        &mut self,
+        destination: u32,
+        base: u64,
+        row_stride_bytes: u64,
+    ) -> Result<(), Fault> {
+        let pad = self.bundle.pad_value();
+        self.tload_with_pad(destination, base, row_stride_bytes, pad)
+    }
+
+    pub(crate) fn tload_with_pad(
+        &mut self,
+        destination: u32,
+        base: u64,
+        stride: u64,
+        pad: PadValue,
+    ) -> Result<(), Fault> {
+        let d = destination as usize;
+        let legal = self.tiles.get(d).is_some_and(|t| {
+            t.allocated
+                && t.layout != TileLayout::ImplementationDefined
+                && (!t.layout.is_cube()
+                    || tile::cube::tile_cube_descriptor_shape_legal(
+                        t.capacity_bytes,
+                        t.valid_rows,
+                        t.valid_columns,
+                        t.data_type,
+                        t.layout,
+                    ))
+        });
+        if !legal {
+            self.set_fault(Fault::TileLegality, None);
+            return Err(Fault::TileLegality);
+        }
+        let mut t = std::mem::take(&mut self.tiles[d]);
+        if let Err((f, a)) = self.preflight_local(&t, base, stride) {
+            self.tiles[d] = t;
+            return Err(self.raise(f, a));
+        }
+        let pe = self.current_pe;
+        self.load_rectangle(&mut t, pe, base, stride);
+        t.mark_valid_region_defined();
+        if t.layout.is_cube() {
+            apply_padding(&mut t, pad);
+        }
+        self.tiles[d] = t;
+        Ok(())
+    }
+
+    /// Commit half of a Local TLOAD (preflight already passed).
+    fn load_rectangle(&mut self, t: &mut TileInfo, pe: usize, base: u64, stride: u64) {
+        let dt = t.data_type;
+        let eb = dt.element_bytes() as usize;
+        if self.dense_rows(t) {
+            let vc = t.valid_columns as usize;
+            let mut buf = vec![0u8; vc * eb];
+            let carrier = t.uses_packed_carrier();
+            let sign = dt.sign_extends_on_load() && !carrier;
+            for r in 0..t.valid_rows {
+                let rb = base.wrapping_add(r.wrapping_mul(stride));
+                self.gm.read_slice(rb, &mut buf);
+                let start = (r * t.columns) as usize;
+                let dst = &mut t.payload[start..start + vc];
+                match eb {
+                    1 => {
+                        for (d, &b) in dst.iter_mut().zip(buf.iter()) {
+                            *d = if sign {
+                                b as i8 as i64 as u64
+                            } else {
+                                b as u64
+                            };
+                        }
+                    }
+                    2 => {
+                        for (d, ch) in dst.iter_mut().zip(buf.chunks_exact(2)) {
+                            let v = u16::from_le_bytes([ch[0], ch[1]]);
+                            *d = if sign {
+                                v as i16 as i64 as u64
+                            } else {
+                                v as u64
+                            };
+                        }
+                    }
+                    4 => {
+                        for (d, ch) in dst.iter_mut().zip(buf.chunks_exact(4)) {
+                            let v = u32::from_le_bytes([ch[0], ch[1], ch[2], ch[3]]);
+                            *d = if sign {
+                                v as i32 as i64 as u64
+                            } else {
+                                v as u64
+                            };
+                        }
+                    }
+                    _ => {
+                        for (d, ch) in dst.iter_mut().zip(buf.chunks_exact(8)) {
+                            *d = u64::from_le_bytes(ch.try_into().unwrap_or([0; 8]));
+                        }
+                    }
+                }
+                t.defined[start..start + vc].fill(true);
+                if self.access_logging {
+                    for c in 0..t.valid_columns {
+                        self.log(pe, rb.wrapping_add(c * eb as u64), dt, r, c, false);
+                    }
+                }
+            }
+            return;
+        }
+        for r in 0..t.valid_rows {
+            for c in 0..t.valid_columns {
+                let a = self.element_address(base, r, c, stride, dt);
+                let v = self.load_element(a, dt, c);
+                if let Some(i) = t.element_index(r, c) {
+                    t.set_element(i, v, true);
+                }
+                self.log(pe, a, dt, r, c, false);
+            }
+        }
+    }
+
+    /// `LoadTileMemoryElement` at a probed address.
+    fn load_element(&self, a: u64, dt: DataType, col: u64) -> u64 {
+        let eb = dt.element_bytes() as usize;
+        let mut b = [0u8; 8];
+        self.gm.read_slice(a, &mut b[..eb]);
+        decode_tile_memory_element_raw(
+            u64::from_le_bytes(b),
+            dt,
+            addressing::tile_memory_strided_byte_high_nibble(col, dt),
+        )
+    }
+
+    /// `StoreTileMemoryElement` at a probed address: a nibble store keeps
+    /// the sibling nibble; wider stores write the low element bytes.
+    fn store_element(&mut self, a: u64, dt: DataType, col: u64, value: u64) {
+        if dt.is_four_bit() {
+            let old = self.gm.byte(a);
+            let new = if addressing::tile_memory_strided_byte_high_nibble(col, dt) {
+                (old & 0x0f) | (((value & 0xf) as u8) << 4)
+            } else {
+                (old & 0xf0) | ((value & 0xf) as u8)
+            };
+            self.gm.set_byte(a, new);
+        } else {
+            let eb = dt.element_bytes() as usize;
+            self.gm.write_slice(a, &value.to_le_bytes()[..eb]);
+        }
+    }
+
+    /// `TSTORE(base_address, row_stride_bytes, source)`, the direct Tile
+    /// operation (current PE's fragment). `TileLegality` when the source is
+    /// not allocated or its valid region is not completely defined. Rows
+    /// are written in order, so when a zero stride aliases rows the last
+    /// row written wins.
+    pub fn tstore(&mut self, base: u64, row_stride_bytes: u64, source: u32) -> Result<(), Fault> {
+        let s = source as usize;
+        let legal = self.tiles.get(s).is_some_and(|t| {
+            t.allocated && t.contents_defined && t.layout != TileLayout::ImplementationDefined
+        });
+        if !legal {
+            self.set_fault(Fault::TileLegality, None);
+            return Err(Fault::TileLegality);
+        }
+        let t = std::mem::take(&mut self.tiles[s]);
+        let r = self.tstore_tile(&t, base, row_stride_bytes);
+        self.tiles[s] = t;
+        r
+    }
+
+    fn tstore_tile(&mut self, t: &TileInfo, base: u64, stride: u64) -> Result<(), Fault> {
+        if let Err((f, a)) = self.preflight_local(t, base, stride) {
+            return Err(self.raise(f, a));
+        }
+        let pe = self.current_pe;
+        let dt = t.data_type;
+        let eb = dt.element_bytes() as usize;
+        if self.dense_rows(t) {
+            let vc = t.valid_columns as usize;
+            let mut buf = vec![0u8; vc * eb];
+            for r in 0..t.valid_rows {
+                let rb = base.wrapping_add(r.wrapping_mul(stride));
+                let start = (r * t.columns) as usize;
+                let src = &t.payload[start..start + vc];
+                match eb {
+                    1 => {
+                        for (d, &v) in buf.iter_mut().zip(src) {
+                            *d = v as u8;
+                        }
+                    }
+                    2 => {
+                        for (d, &v) in buf.chunks_exact_mut(2).zip(src) {
+                            d.copy_from_slice(&(v as u16).to_le_bytes());
+                        }
+                    }
+                    4 => {
+                        for (d, &v) in buf.chunks_exact_mut(4).zip(src) {
+                            d.copy_from_slice(&(v as u32).to_le_bytes());
+                        }
+                    }
+                    _ => {
+                        for (d, &v) in buf.chunks_exact_mut(8).zip(src) {
+                            d.copy_from_slice(&v.to_le_bytes());
+                        }
+                    }
+                }
+                self.gm.write_slice(rb, &buf);
+                if self.access_logging {
+                    for c in 0..t.valid_columns {
+                        self.log(pe, rb.wrapping_add(c * eb as u64), dt, r, c, true);
+                    }
+                }
+            }
+            return Ok(());
+        }
+        for r in 0..t.valid_rows {
+            for c in 0..t.valid_columns {
+                let a = self.element_address(base, r, c, stride, dt);
+                let v = t.element_index(r, c).map_or(0, |i| t.payload[i]);
+                self.store_element(a, dt, c, v);
+                self.log(pe, a, dt, r, c, true);
+            }
+        }
+        Ok(())
+    }
+
+    /// `SharedTileUpdateCompatible`.
+    pub(crate) fn shared_tile_update_compatible(&self, id: u8, t: &TileInfo, mask: u8) -> bool {
+        if mask == 0 {
+            return true;
+        }
+        if t.layout.is_cube()
+            || !tile::shared_tile_capacity_is_legal(t.capacity_bytes)
+            || tile::derived_tile_rows(t.capacity_bytes, t.columns, t.data_type) != t.rows
+            || t.rows == 0
+            || t.valid_rows > t.rows
+            || t.valid_columns > t.columns
+            || t.rows * t.columns
+                > tile::tile_logical_element_capacity(t.capacity_bytes, t.data_type)
+        {
+            return false;
+        }
+        let old = &self.shared[id as usize];
+        if old.descriptor_valid {
+            return mask & !old.allocation_mask & 0xf == 0 && descriptors_compatible(&old.tile, t);
+        }
+        self.core_tile_capacity_in_use() + tile::tile_core_allocation_bytes(mask, t.capacity_bytes)
+            <= tile::PTO_TILE_CAPACITY_BYTES
+    }
+
+    /// `AtomicUpdateSharedTileWithPublication`: one record assignment is the
+    /// commit point; a fresh record takes the whole tile, an existing one
+    /// takes the defined elements of the selected quarters.
+    pub(crate) fn atomic_update_shared_tile(
+        &mut self,
+        id: u8,
+        t: &TileInfo,
+        mask: u8,
+        publish: bool,
+    ) -> bool {
+        if mask == 0 {
+            return true;
+        }
+        if !self.shared_tile_update_compatible(id, t, mask) {
+            return false;
+        }
+        let old = &self.shared[id as usize];
+        let updated = if !old.descriptor_valid {
+            let mut tile = t.clone();
+            tile.contents_defined = true;
+            SharedTileInfo {
+                descriptor_valid: true,
+                allocation_mask: mask,
+                initialized_mask: mask,
+                published: publish,
+                tile,
+            }
+        } else {
+            let mut u = old.clone();
+            for e in 0..(t.rows * t.columns) {
+                let region = tile::shared_tile_element_region(t, e);
+                if pe_selected(mask, region) && t.defined[e as usize] {
+                    u.tile.set_element(e as usize, t.payload[e as usize], true);
+                }
+            }
+            u.initialized_mask = old.initialized_mask | mask;
+            u.tile.contents_defined = u.initialized_mask == u.allocation_mask;
+            u.published = old.published || (publish && u.tile.contents_defined);
+            u
+        };
+        self.shared[id as usize] = updated;
+        true
+    }
+
+    /// `TLOADShared`: each selected PE loads the elements of its capacity
+    /// quarter with its own base and stride and the tile's global row;
+    /// unselected PEs' quarters are never address-checked.
+    #[allow(clippy::too_many_arguments)]
+    pub fn tload_shared(
+        &mut self,
+        id: u8,
+        pe: &PeAddressing,
+        size_code: u32,
+        columns: u64,
+        valid_rows: u64,
+        valid_columns: u64,
+        dt: DataType,
+        layout: TileLayout,
+        mask: u8,
+    ) -> Result<(), Fault> {
+        if mask == 0 {
+            return Ok(());
+        }
+        let capacity = forms::tile_size_code_bytes(size_code).unwrap_or(0);
+        let derived = tile::derived_tile_rows(capacity, columns, dt);
+        if capacity == 0
+            || valid_rows > derived
+            || !tile::tile_descriptor_shape_legal(capacity, columns, valid_rows, valid_columns, dt)
+            || derived * columns > tile::tile_logical_element_capacity(capacity, dt)
+        {
+            self.set_fault(Fault::TileLegality, None);
+            return Err(Fault::TileLegality);
+        }
+        let mut t = TileInfo::allocated(
+            capacity,
+            derived,
+            columns,
+            valid_rows,
+            valid_columns,
+            dt,
+            layout,
+            TileLocation::Any,
+        );
+        if !self.shared_tile_update_compatible(id, &t, mask) {
+            self.set_fault(Fault::TileLegality, None);
+            return Err(Fault::TileLegality);
+        }
+        let eb = dt.element_bytes() as u64;
+        for r in 0..valid_rows {
+            for c in 0..valid_columns {
+                let Some(e) = t.element_index(r, c) else {
+                    continue;
+                };
+                let agent = tile::shared_tile_element_region(&t, e as u64);
+                if pe_selected(mask, agent) {
+                    let a = self.element_address(pe.base[agent], r, c, pe.stride[agent], dt);
+                    if let Err(f) = self.probe(a, eb) {
+                        return Err(self.raise(f, a));
+                    }
+                }
+            }
+        }
+        for r in 0..valid_rows {
+            for c in 0..valid_columns {
+                let Some(e) = t.element_index(r, c) else {
+                    continue;
+                };
+                let agent = tile::shared_tile_element_region(&t, e as u64);
+                if pe_selected(mask, agent) {
+                    let a = self.element_address(pe.base[agent], r, c, pe.stride[agent], dt);
+                    let v = self.load_element(a, dt, c);
+                    t.set_element(e, v, true);
+                    self.log(agent, a, dt, r, c, false);
+                }
+            }
+        }
+        if mask == 0b1111 {
+            t.contents_defined = true;
+        }
+        let ok = self.atomic_update_shared_tile(id, &t, mask, false);
+        debug_assert!(ok, "compatibility was checked before the preflight");
+        Ok(())
+    }
+
+    /// `TSTOREShared`: each selected PE stores the elements of its capacity
+    /// quarter of `tile` (the read-schema view of Shared register `id`)
+    /// with its own base and stride. Element values are `ReadSharedTileWord`.
+    pub fn tstore_shared(
+        &mut self,
+        pe: &PeAddressing,
+        id: u8,
+        t: &TileInfo,
+        mask: u8,
+    ) -> Result<(), Fault> {
+        if mask == 0 {
+            return Ok(());
+        }
+        let dt = t.data_type;
+        let eb = dt.element_bytes() as u64;
+        for r in 0..t.valid_rows {
+            for c in 0..t.valid_columns {
+                let Some(e) = t.element_index(r, c) else {
+                    continue;
+                };
+                let agent = tile::shared_tile_element_region(t, e as u64);
+                if pe_selected(mask, agent) {
+                    let a = self.element_address(pe.base[agent], r, c, pe.stride[agent], dt);
+                    if let Err(f) = self.probe(a, eb) {
+                        return Err(self.raise(f, a));
+                    }
+                }
+            }
+        }
+        for r in 0..t.valid_rows {
+            for c in 0..t.valid_columns {
+                let Some(e) = t.element_index(r, c) else {
+                    continue;
+                };
+                let agent = tile::shared_tile_element_region(t, e as u64);
+                if pe_selected(mask, agent) {
+                    let a = self.element_address(pe.base[agent], r, c, pe.stride[agent], dt);
+                    let v = self.shared_word(id, e as u64).unwrap_or(0);
+                    self.store_element(a, dt, c, v);
+                    self.log(agent, a, dt, r, c, true);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `SharedTileDescriptorsCompatible` (non-CUBE descriptors).
+pub(crate) fn descriptors_compatible(l: &TileInfo, r: &TileInfo) -> bool {
+    l.allocated
+        && r.allocated
+        && !l.layout.is_cube()
+        && !r.layout.is_cube()
+        && l.capacity_bytes == r.capacity_bytes
+        && l.rows == r.rows
+        && l.columns == r.columns
+        && l.valid_rows == r.valid_rows
+        && l.valid_columns == r.valid_columns
+        && l.data_type == r.data_type
+        && l.layout == r.layout
+        && l.location == r.location
+}
+
+/// `TileWithPadding`: elements outside the valid region take the pad value;
+/// they are defined unless the pad is Null.
+pub(crate) fn apply_padding(t: &mut TileInfo, pad: PadValue) {
+    let v = tile_pad_value_for_data_type(pad, t.data_type);
+    let defined = pad != PadValue::Null;
+    for r in 0..t.rows {
+        for c in 0..t.columns {
+            if r >= t.valid_rows || c >= t.valid_columns {
+                if let Some(i) = t.element_index(r, c) {
+                    t.set_element(i, v, defined);
+                }
+            }
+        }
+    }
+}
