@@ -15,11 +15,12 @@
 //! The model is the hardware plus the Linux kernel's software completion
 //! (`arch/alpha/kernel/traps.c: do_entArith`, `arch/alpha/math-emu/math.c`):
 //!
-//! - Every exception an instruction raises is recorded in the FPCR status
-//!   bits <57:52> (sticky) and SUM.
-//! - The hardware traps on invalid operation, division by zero and
-//!   overflow always, on underflow only with `/U`, on inexact only with
-//!   `/I`, on integer overflow only with `/V`. Without `/S`, an operand that
+//! - The hardware detects invalid operation, division by zero and
+//!   overflow always, underflow only with `/U`, inexact only with `/I`,
+//!   integer overflow only with `/V`; a detected exception is recorded in
+//!   the FPCR status bits <57:52> (sticky, with SUM) and traps. (GCC's
+//!   manual: the inexact flag is maintained only by `-mieee-with-inexact`
+//!   code, which carries `/I`.) Without `/S`, an operand that
 //!   is an infinity, NaN or denormal (comparisons: NaN or denormal) also
 //!   traps as invalid operation, before any result is written.
 //! - Underflow without `/U` gives a true zero (+0) instead of a denormal.
@@ -396,7 +397,6 @@ fn complete(
     fpcr: &mut u64,
     ieee_ctl: u64,
 ) -> Result<(), FpTrap> {
-    *fpcr = fpcr::record(*fpcr, exc);
     let mut enabled = Exc::INV | Exc::DZE | Exc::OVF;
     if q.u_or_v {
         enabled |= Exc::UNF | Exc::IOV;
@@ -405,6 +405,10 @@ fn complete(
         enabled |= Exc::INE;
     }
     let hw = exc & enabled;
+    // The hardware detects (and records in the FPCR) only the exceptions
+    // its qualifiers enable: GCC documents that inexact is maintained only
+    // with /I (-mieee-with-inexact), and underflow only with /U.
+    *fpcr = fpcr::record(*fpcr, hw);
     if hw.is_empty() {
         put(f, rc, hw_value);
         return Ok(());
@@ -418,7 +422,8 @@ fn complete(
         });
     }
     // Software completion (alpha_fp_emul): IEEE result, status recorded
-    // as soft-fp reports it, signal only for enabled exceptions.
+    // as soft-fp reports it (all of them, inexact included), signal only
+    // for exceptions enabled in the IEEE control word.
     put(f, rc, kernel_value);
     let kexc = exc.as_kernel();
     *fpcr = fpcr::record(*fpcr, kexc);
