@@ -10,12 +10,15 @@
 //! Memory, Memory-function, Branch, Operate, FP operate, PALcode; fields
 //! `ra rb rc lit disp func`).
 
+pub mod asm;
 pub mod decode;
 pub mod disasm;
+pub mod elf;
 pub mod insn;
 pub mod models;
 pub mod table;
 
+pub use asm::{assemble, assemble_words, AsmError, Program};
 pub use decode::decode;
 pub use disasm::disasm;
 pub use insn::{Ext, Format, Insn, Op};

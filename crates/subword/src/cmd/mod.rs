@@ -1,6 +1,8 @@
 //! One module per command. Each returns an exit status or a one-line failure.
 
+pub mod asm;
 pub mod demo;
+pub mod disasm;
 
 use crate::{AlphaCmd, CmdResult, Failure, PtoCmd};
 
@@ -13,8 +15,8 @@ pub fn alpha(c: AlphaCmd) -> CmdResult {
     match c {
         AlphaCmd::Run(_) => not_built("alpha run"),
         AlphaCmd::Explore(_) => not_built("alpha explore"),
-        AlphaCmd::Disasm(_) => not_built("alpha disasm"),
-        AlphaCmd::Asm(_) => not_built("alpha asm"),
+        AlphaCmd::Disasm(a) => disasm::run(a),
+        AlphaCmd::Asm(a) => asm::run(a),
         AlphaCmd::Scan(_) => not_built("alpha scan"),
         AlphaCmd::Io(_) => not_built("alpha io"),
         AlphaCmd::Machine(_) => not_built("alpha machine"),
