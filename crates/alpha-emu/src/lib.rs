@@ -1,3 +1,28 @@
 //! Alpha AXP machine: state, memory, interpreter, loader and OS personalities.
+//!
+//! - [`memory`]: sparse little-endian guest memory with 8 KiB pages, the
+//!   predecoded-code cache and every agent's LDx_L/STx_C reservation.
+//! - [`cpu`]: one processor's architectural state (plain data).
+//! - [`exec`]: the interpreter; returns [`exec::Event`] values for anything an
+//!   OS must decide (CALL_PAL, OPCDEC, traps, faults).
+//! - [`machine`]: CPUs sharing a memory.
+//! - [`loader`]: ELF64 Alpha executables into memory.
+//! - [`linux`]: the Linux user-mode personality (initial stack, system calls,
+//!   events to signals).
+//!
+//! **Architecture Invariant:** the CPU core does no I/O and knows no
+//! operating system; only [`linux`] turns events into signals and syscalls.
 
+pub mod cpu;
+pub mod exec;
 pub mod fp;
+pub mod icache;
+pub mod linux;
+pub mod loader;
+pub mod machine;
+pub mod memory;
+
+pub use cpu::Cpu;
+pub use exec::Event;
+pub use machine::Machine;
+pub use memory::{MemFault, Memory};

@@ -1,0 +1,132 @@
+//! The predecoded-instruction cache: every executable page is decoded once,
+//! into 2048 [`Insn`] values, on first execution, and reused until a store
+//! into the page, an unmap/protect, or `IMB` makes it stale.
+//!
+//! **Invariant:** a block is used only after [`ICache::sync`] has seen the
+//! current [`Memory::code_generation`]; memory queues every page whose
+//! decoded copy went stale (see `Memory::take_dirty_code`).
+
+use crate::memory::{MemFault, Memory, PAGE_SHIFT, PAGE_SIZE};
+use alpha_isa::Insn;
+use std::collections::HashMap;
+
+/// Instructions per 8 KiB page.
+pub const INSNS_PER_PAGE: usize = (PAGE_SIZE / 4) as usize;
+const FRONT: usize = 256;
+
+/// A decoded page.
+pub type Block = [Insn; INSNS_PER_PAGE];
+
+/// Decoded pages keyed by page number.
+pub struct ICache {
+    blocks: Vec<Box<Block>>,
+    free: Vec<usize>,
+    map: HashMap<u64, usize>,
+    front: [(u64, usize); FRONT],
+    seen_gen: u64,
+    /// Pages decoded so far (a measure of decode work).
+    pub decoded_pages: u64,
+}
+
+impl Default for ICache {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ICache {
+    pub fn new() -> ICache {
+        ICache {
+            blocks: Vec::new(),
+            free: Vec::new(),
+            map: HashMap::new(),
+            front: [(u64::MAX, 0); FRONT],
+            seen_gen: u64::MAX,
+            decoded_pages: 0,
+        }
+    }
+
+    /// Drop every block (`IMB`).
+    pub fn clear(&mut self) {
+        for (_, i) in self.map.drain() {
+            self.free.push(i);
+        }
+        self.front = [(u64::MAX, 0); FRONT];
+    }
+
+    /// Drop the blocks that memory reports stale.
+    #[inline(always)]
+    pub fn sync(&mut self, mem: &mut Memory) {
+        if mem.code_generation() != self.seen_gen {
+            self.sync_slow(mem);
+        }
+    }
+
+    #[cold]
+    fn sync_slow(&mut self, mem: &mut Memory) {
+        for pn in mem.take_dirty_code() {
+            if let Some(i) = self.map.remove(&pn) {
+                self.free.push(i);
+            }
+            let f = &mut self.front[(pn as usize) % FRONT];
+            if f.0 == pn {
+                *f = (u64::MAX, 0);
+            }
+        }
+        self.seen_gen = mem.code_generation();
+    }
+
+    /// The index of the decoded block of page `pn`, decoding it if needed.
+    /// Call [`ICache::sync`] first.
+    #[inline(always)]
+    pub fn block_index(&mut self, mem: &mut Memory, pn: u64) -> Result<usize, MemFault> {
+        let f = self.front[(pn as usize) % FRONT];
+        if f.0 == pn {
+            return Ok(f.1);
+        }
+        self.block_index_slow(mem, pn)
+    }
+
+    #[cold]
+    fn block_index_slow(&mut self, mem: &mut Memory, pn: u64) -> Result<usize, MemFault> {
+        let i = match self.map.get(&pn) {
+            Some(&i) => i,
+            None => {
+                let bytes = mem.mark_code(pn)?;
+                let mut block: Box<Block> = Box::new([alpha_isa::decode(0); INSNS_PER_PAGE]);
+                for (d, w) in block.iter_mut().zip(bytes.chunks_exact(4)) {
+                    *d = alpha_isa::decode(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+                }
+                self.decoded_pages += 1;
+                let i = match self.free.pop() {
+                    Some(i) => {
+                        self.blocks[i] = block;
+                        i
+                    }
+                    None => {
+                        self.blocks.push(block);
+                        self.blocks.len() - 1
+                    }
+                };
+                self.map.insert(pn, i);
+                // Marking may have bumped nothing, but keep our view current.
+                i
+            }
+        };
+        self.front[(pn as usize) % FRONT] = (pn, i);
+        Ok(i)
+    }
+
+    /// The decoded block at `index`.
+    #[inline(always)]
+    pub fn block(&self, index: usize) -> &Block {
+        &self.blocks[index]
+    }
+
+    /// The decoded instruction at `pc` (decoding its page if needed).
+    pub fn insn_at(&mut self, mem: &mut Memory, pc: u64) -> Result<Insn, MemFault> {
+        self.sync(mem);
+        let i = self.block_index(mem, pc >> PAGE_SHIFT)?;
+        Ok(self.blocks[i][((pc >> 2) as usize) % INSNS_PER_PAGE])
+    }
+}

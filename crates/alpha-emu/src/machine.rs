@@ -1,0 +1,47 @@
+//! A machine: several CPUs sharing one memory. Everything is plain data, so
+//! a schedule explorer can run many machines side by side and snapshot them.
+
+use crate::cpu::Cpu;
+use crate::exec::{self, Event};
+use crate::icache::ICache;
+use crate::memory::Memory;
+use alpha_isa::Model;
+
+/// CPUs and the memory they share.
+pub struct Machine {
+    pub cpus: Vec<Cpu>,
+    pub mem: Memory,
+    pub icache: ICache,
+}
+
+impl Machine {
+    /// A machine with `ncpus` CPUs of `model`, each with lock range
+    /// `lock_range` bytes (or the model's default when `None`).
+    pub fn new(model: &'static Model, ncpus: usize, lock_range: Option<u64>) -> Machine {
+        let cpus = (0..ncpus.max(1))
+            .map(|id| {
+                let mut c = Cpu::new(id, model);
+                if let Some(r) = lock_range {
+                    c.lock_range = r;
+                }
+                c
+            })
+            .collect();
+        Machine {
+            cpus,
+            mem: Memory::new(),
+            icache: ICache::new(),
+        }
+    }
+
+    /// Run CPU `cpu` for at most `budget` instructions.
+    pub fn run(&mut self, cpu: usize, budget: u64) -> Event {
+        exec::run(&mut self.cpus[cpu], &mut self.mem, &mut self.icache, budget)
+    }
+
+    /// `IMB`: drop every predecoded instruction.
+    pub fn flush_icache(&mut self) {
+        self.mem.unmark_all_code();
+        self.icache.clear();
+    }
+}

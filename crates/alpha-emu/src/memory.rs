@@ -1,0 +1,717 @@
+//! Guest memory: little-endian, sparse, 8 KiB pages with r/w/x permissions.
+//!
+//! Addresses are physical and virtual at once (a user-mode machine has no
+//! page tables of its own). Pages live in a slot vector indexed through a
+//! hash map keyed by page number; two small direct-mapped translation caches
+//! (one for reads, one for writes) make the hot case a tag compare and an
+//! array index.
+//!
+//! **Invariants.**
+//! - The write cache never holds a page marked as holding predecoded code
+//!   (see [`crate::icache`]), so every store into such a page takes the slow
+//!   path, which unmarks it, queues it for the instruction cache to drop and
+//!   bumps [`Memory::code_generation`]. That is how
+//!   self-modifying code and `IMB` stay correct (Handbook §6.6: `IMB` makes
+//!   instruction stream writes visible; we are stricter and make every store
+//!   visible at once).
+//! - The LDx_L/STx_C reservations of every agent live here, beside the data
+//!   they guard, because a store by *any* agent must clear *other* agents'
+//!   lock flags (Handbook §4.2.4). Checking costs nothing while no
+//!   reservation is armed.
+//! - Faults are values ([`MemFault`]); nothing here panics on a guest address.
+
+use std::collections::HashMap;
+
+/// Alpha page size used by Linux on every Alpha model (8 KiB).
+pub const PAGE_SIZE: u64 = 8192;
+/// log2 of [`PAGE_SIZE`].
+pub const PAGE_SHIFT: u32 = 13;
+const OFF_MASK: u64 = PAGE_SIZE - 1;
+const TLB_SIZE: usize = 64;
+
+/// Page permissions (any combination of read, write, execute).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Perm(u8);
+
+impl Perm {
+    pub const NONE: Perm = Perm(0);
+    pub const R: Perm = Perm(1);
+    pub const W: Perm = Perm(2);
+    pub const X: Perm = Perm(4);
+    pub const RW: Perm = Perm(3);
+    pub const RX: Perm = Perm(5);
+    pub const RWX: Perm = Perm(7);
+
+    pub fn union(self, o: Perm) -> Perm {
+        Perm(self.0 | o.0)
+    }
+    pub fn contains(self, o: Perm) -> bool {
+        self.0 & o.0 == o.0
+    }
+    pub fn bits(self) -> u8 {
+        self.0
+    }
+    /// From ELF `p_flags` / mmap `PROT_*` bits (both use X=1, W=2, R=4).
+    pub fn from_prot(prot: u32) -> Perm {
+        let mut p = 0;
+        if prot & 4 != 0 {
+            p |= 1;
+        }
+        if prot & 2 != 0 {
+            p |= 2;
+        }
+        if prot & 1 != 0 {
+            p |= 4;
+        }
+        Perm(p)
+    }
+}
+
+/// Why an access failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    /// No page is mapped at the address.
+    Unmapped,
+    /// The page is mapped without the permission the access needs.
+    Protection,
+    /// The access is not naturally aligned (raised by the CPU, never by memory).
+    Unaligned,
+}
+
+/// What the faulting access was doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+    Fetch,
+}
+
+/// A memory fault, as a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemFault {
+    pub addr: u64,
+    pub kind: FaultKind,
+    pub access: Access,
+}
+
+impl std::fmt::Display for MemFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let what = match self.access {
+            Access::Read => "read",
+            Access::Write => "write",
+            Access::Fetch => "instruction fetch",
+        };
+        let why = match self.kind {
+            FaultKind::Unmapped => "unmapped address",
+            FaultKind::Protection => "protection violation",
+            FaultKind::Unaligned => "unaligned address",
+        };
+        write!(f, "{what} at 0x{:x}: {why}", self.addr)
+    }
+}
+
+/// The kind of a data access, for observers and for the reservation logic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessKind {
+    /// An ordinary load or store (LDx, STx, LDBU, STB, …).
+    Plain,
+    /// LDQ_U / STQ_U: the address has already been rounded down to a quadword.
+    UnalignedQuad,
+    /// LDx_L.
+    LoadLocked,
+    /// STx_C (only reaches memory when it succeeds).
+    StoreConditional,
+}
+
+/// Errors from the mapping API (loader, mmap, brk).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MapError {
+    /// Start or length not page aligned, or the range wraps.
+    BadRange { addr: u64, len: u64 },
+    /// Part of the range is not mapped (for `protect`).
+    NotMapped { addr: u64 },
+    /// Mapping would exceed the memory cap.
+    TooMuchMemory { limit: u64 },
+}
+
+impl std::fmt::Display for MapError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MapError::BadRange { addr, len } => {
+                write!(f, "bad memory range 0x{addr:x}+0x{len:x}")
+            }
+            MapError::NotMapped { addr } => write!(f, "address 0x{addr:x} is not mapped"),
+            MapError::TooMuchMemory { limit } => {
+                write!(f, "guest memory would exceed the cap of {limit} bytes")
+            }
+        }
+    }
+}
+
+struct Page {
+    data: Box<[u8]>,
+    perm: Perm,
+    /// The instruction cache holds a decoded copy of this page.
+    code: bool,
+}
+
+#[derive(Clone, Copy)]
+struct TlbEntry {
+    pn: u64,
+    slot: usize,
+}
+
+const TLB_EMPTY: TlbEntry = TlbEntry {
+    pn: u64::MAX,
+    slot: 0,
+};
+
+/// One agent's LDx_L reservation (Handbook §4.2.4: lock_flag and
+/// locked_physical_address; the locked range is the aligned block of
+/// `range` bytes containing it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Reservation {
+    pub lock_flag: bool,
+    pub locked_pa: u64,
+    /// Lock range in bytes (power of two, 8..=8192).
+    pub range: u64,
+}
+
+impl Reservation {
+    /// Does a store of `len` bytes at `addr` touch this reservation's range?
+    pub fn covers(&self, addr: u64, len: u64) -> bool {
+        let base = self.locked_pa & !(self.range - 1);
+        addr < base.wrapping_add(self.range) && base < addr.wrapping_add(len)
+    }
+}
+
+/// Sparse guest memory with the reservations of every agent.
+pub struct Memory {
+    map: HashMap<u64, usize>,
+    pages: Vec<Page>,
+    free: Vec<usize>,
+    rtlb: [TlbEntry; TLB_SIZE],
+    wtlb: [TlbEntry; TLB_SIZE],
+    code_gen: u64,
+    dirty_code: Vec<u64>,
+    reservations: Vec<Reservation>,
+    armed: usize,
+    limit_pages: u64,
+    /// Stores that cleared another agent's lock flag (for reports and tests).
+    pub lock_breaks: u64,
+}
+
+impl Default for Memory {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn range_pages(addr: u64, len: u64) -> Result<(u64, u64), MapError> {
+    if addr & OFF_MASK != 0 || len & OFF_MASK != 0 || addr.checked_add(len).is_none() {
+        return Err(MapError::BadRange { addr, len });
+    }
+    Ok((addr >> PAGE_SHIFT, len >> PAGE_SHIFT))
+}
+
+impl Memory {
+    pub fn new() -> Self {
+        Memory {
+            map: HashMap::new(),
+            pages: Vec::new(),
+            free: Vec::new(),
+            rtlb: [TLB_EMPTY; TLB_SIZE],
+            wtlb: [TLB_EMPTY; TLB_SIZE],
+            code_gen: 0,
+            dirty_code: Vec::new(),
+            reservations: Vec::new(),
+            armed: 0,
+            limit_pages: u64::MAX,
+            lock_breaks: 0,
+        }
+    }
+
+    /// Cap guest memory at `bytes` (rounded up to pages).
+    pub fn set_limit(&mut self, bytes: u64) {
+        self.limit_pages = bytes.div_ceil(PAGE_SIZE);
+    }
+
+    /// Bytes currently mapped.
+    pub fn mapped_bytes(&self) -> u64 {
+        self.map.len() as u64 * PAGE_SIZE
+    }
+
+    fn flush_tlbs(&mut self) {
+        self.rtlb = [TLB_EMPTY; TLB_SIZE];
+        self.wtlb = [TLB_EMPTY; TLB_SIZE];
+    }
+
+    // ---------------------------------------------------------------- mapping
+
+    /// Map `[addr, addr+len)` as fresh zero pages with `perm`, replacing
+    /// whatever was there (like `mmap(MAP_FIXED|MAP_ANONYMOUS)`).
+    pub fn map_zero(&mut self, addr: u64, len: u64, perm: Perm) -> Result<(), MapError> {
+        let (first, n) = range_pages(addr, len)?;
+        let new_pages = (first..first + n)
+            .filter(|pn| !self.map.contains_key(pn))
+            .count() as u64;
+        if self.map.len() as u64 + new_pages > self.limit_pages {
+            return Err(MapError::TooMuchMemory {
+                limit: self.limit_pages.saturating_mul(PAGE_SIZE),
+            });
+        }
+        for pn in first..first + n {
+            if let Some(&slot) = self.map.get(&pn) {
+                let p = &mut self.pages[slot];
+                p.data.fill(0);
+                p.perm = perm;
+                if std::mem::take(&mut p.code) {
+                    self.dirty_code.push(pn);
+                }
+            } else {
+                let page = Page {
+                    data: vec![0u8; PAGE_SIZE as usize].into_boxed_slice(),
+                    perm,
+                    code: false,
+                };
+                let slot = if let Some(s) = self.free.pop() {
+                    self.pages[s] = page;
+                    s
+                } else {
+                    self.pages.push(page);
+                    self.pages.len() - 1
+                };
+                self.map.insert(pn, slot);
+            }
+        }
+        self.flush_tlbs();
+        self.code_gen += 1;
+        Ok(())
+    }
+
+    /// Unmap `[addr, addr+len)`; unmapped holes are fine (like `munmap`).
+    pub fn unmap(&mut self, addr: u64, len: u64) -> Result<(), MapError> {
+        let (first, n) = range_pages(addr, len)?;
+        for pn in first..first + n {
+            if let Some(slot) = self.map.remove(&pn) {
+                let p = &mut self.pages[slot];
+                p.data = Box::new([]);
+                if std::mem::take(&mut p.code) {
+                    self.dirty_code.push(pn);
+                }
+                p.perm = Perm::NONE;
+                self.free.push(slot);
+            }
+        }
+        self.flush_tlbs();
+        self.code_gen += 1;
+        Ok(())
+    }
+
+    /// Change permissions of mapped pages (like `mprotect`).
+    pub fn protect(&mut self, addr: u64, len: u64, perm: Perm) -> Result<(), MapError> {
+        let (first, n) = range_pages(addr, len)?;
+        for pn in first..first + n {
+            if !self.map.contains_key(&pn) {
+                return Err(MapError::NotMapped {
+                    addr: pn << PAGE_SHIFT,
+                });
+            }
+        }
+        for pn in first..first + n {
+            let slot = self.map[&pn];
+            let p = &mut self.pages[slot];
+            p.perm = perm;
+            if !perm.contains(Perm::X) && std::mem::take(&mut p.code) {
+                self.dirty_code.push(pn);
+            }
+        }
+        self.flush_tlbs();
+        self.code_gen += 1;
+        Ok(())
+    }
+
+    /// Permissions of the page holding `addr`, or `None` when unmapped.
+    pub fn perm(&self, addr: u64) -> Option<Perm> {
+        self.map
+            .get(&(addr >> PAGE_SHIFT))
+            .map(|&s| self.pages[s].perm)
+    }
+
+    /// Is the whole range mapped with at least `need`?
+    pub fn range_ok(&self, addr: u64, len: u64, need: Perm) -> bool {
+        if len == 0 {
+            return true;
+        }
+        let Some(last) = addr.checked_add(len - 1) else {
+            return false;
+        };
+        (addr >> PAGE_SHIFT..=last >> PAGE_SHIFT)
+            .all(|pn| matches!(self.map.get(&pn), Some(&s) if self.pages[s].perm.contains(need)))
+    }
+
+    /// Lowest page-aligned address `>= hint` where `len` bytes are unmapped.
+    pub fn find_free(&self, hint: u64, len: u64) -> Option<u64> {
+        let pages = len.div_ceil(PAGE_SIZE);
+        let mut pn = hint.div_ceil(PAGE_SIZE);
+        loop {
+            let end = pn.checked_add(pages)?;
+            if end > (1u64 << (64 - PAGE_SHIFT)) {
+                return None;
+            }
+            match (pn..end).find(|p| self.map.contains_key(p)) {
+                Some(used) => pn = used + 1,
+                None => return Some(pn << PAGE_SHIFT),
+            }
+        }
+    }
+
+    // ------------------------------------------------- privileged byte access
+
+    /// Write bytes ignoring permissions (loader, kernel-side writes such as
+    /// the initial stack). Fails on unmapped pages.
+    pub fn poke(&mut self, addr: u64, bytes: &[u8]) -> Result<(), MemFault> {
+        self.copy_in(addr, bytes, None)
+    }
+
+    /// Read bytes ignoring permissions. Fails on unmapped pages.
+    pub fn peek(&self, addr: u64, out: &mut [u8]) -> Result<(), MemFault> {
+        self.copy_out(addr, out, None)
+    }
+
+    /// Read bytes as the guest would (needs read permission): for syscalls
+    /// such as `write`, which must fail with EFAULT rather than read
+    /// protected memory.
+    pub fn read_user(&self, addr: u64, out: &mut [u8]) -> Result<(), MemFault> {
+        self.copy_out(addr, out, Some(Perm::R))
+    }
+
+    /// Write bytes as the guest would (needs write permission), e.g. `read`.
+    pub fn write_user(&mut self, addr: u64, bytes: &[u8]) -> Result<(), MemFault> {
+        self.copy_in(addr, bytes, Some(Perm::W))
+    }
+
+    fn copy_out(&self, addr: u64, out: &mut [u8], need: Option<Perm>) -> Result<(), MemFault> {
+        let mut done = 0usize;
+        while done < out.len() {
+            let a = addr.wrapping_add(done as u64);
+            let fault = |kind| MemFault {
+                addr: a,
+                kind,
+                access: Access::Read,
+            };
+            let slot = *self
+                .map
+                .get(&(a >> PAGE_SHIFT))
+                .ok_or(fault(FaultKind::Unmapped))?;
+            let page = &self.pages[slot];
+            if need.is_some_and(|n| !page.perm.contains(n)) {
+                return Err(fault(FaultKind::Protection));
+            }
+            let off = (a & OFF_MASK) as usize;
+            let n = (PAGE_SIZE as usize - off).min(out.len() - done);
+            out[done..done + n].copy_from_slice(&page.data[off..off + n]);
+            done += n;
+        }
+        Ok(())
+    }
+
+    fn copy_in(&mut self, addr: u64, bytes: &[u8], need: Option<Perm>) -> Result<(), MemFault> {
+        // Preflight every page before the first byte is written.
+        let mut a = addr & !OFF_MASK;
+        let end = addr.wrapping_add(bytes.len() as u64);
+        while !bytes.is_empty() && a < end.max(addr + 1) {
+            let fault = |kind| MemFault {
+                addr: a.max(addr),
+                kind,
+                access: Access::Write,
+            };
+            let slot = *self
+                .map
+                .get(&(a >> PAGE_SHIFT))
+                .ok_or(fault(FaultKind::Unmapped))?;
+            if need.is_some_and(|n| !self.pages[slot].perm.contains(n)) {
+                return Err(fault(FaultKind::Protection));
+            }
+            match a.checked_add(PAGE_SIZE) {
+                Some(n) => a = n,
+                None => break,
+            }
+        }
+        let mut done = 0usize;
+        while done < bytes.len() {
+            let a = addr.wrapping_add(done as u64);
+            let slot = self.map[&(a >> PAGE_SHIFT)];
+            let off = (a & OFF_MASK) as usize;
+            let n = (PAGE_SIZE as usize - off).min(bytes.len() - done);
+            let page = &mut self.pages[slot];
+            page.data[off..off + n].copy_from_slice(&bytes[done..done + n]);
+            if std::mem::take(&mut page.code) {
+                self.dirty_code.push(a >> PAGE_SHIFT);
+                self.code_gen += 1;
+            }
+            done += n;
+        }
+        self.clear_reservations_hit(usize::MAX, addr, bytes.len() as u64);
+        Ok(())
+    }
+
+    // ------------------------------------------------------------ data access
+
+    #[inline(always)]
+    fn rslot(&mut self, addr: u64) -> Result<usize, MemFault> {
+        let pn = addr >> PAGE_SHIFT;
+        let e = self.rtlb[(pn as usize) & (TLB_SIZE - 1)];
+        if e.pn == pn {
+            return Ok(e.slot);
+        }
+        self.rslot_slow(addr)
+    }
+
+    #[cold]
+    fn rslot_slow(&mut self, addr: u64) -> Result<usize, MemFault> {
+        let pn = addr >> PAGE_SHIFT;
+        let fault = |kind| MemFault {
+            addr,
+            kind,
+            access: Access::Read,
+        };
+        let slot = *self.map.get(&pn).ok_or(fault(FaultKind::Unmapped))?;
+        if !self.pages[slot].perm.contains(Perm::R) {
+            return Err(fault(FaultKind::Protection));
+        }
+        self.rtlb[(pn as usize) & (TLB_SIZE - 1)] = TlbEntry { pn, slot };
+        Ok(slot)
+    }
+
+    #[inline(always)]
+    fn wslot(&mut self, addr: u64) -> Result<usize, MemFault> {
+        let pn = addr >> PAGE_SHIFT;
+        let e = self.wtlb[(pn as usize) & (TLB_SIZE - 1)];
+        if e.pn == pn {
+            return Ok(e.slot);
+        }
+        self.wslot_slow(addr)
+    }
+
+    #[cold]
+    fn wslot_slow(&mut self, addr: u64) -> Result<usize, MemFault> {
+        let pn = addr >> PAGE_SHIFT;
+        let fault = |kind| MemFault {
+            addr,
+            kind,
+            access: Access::Write,
+        };
+        let slot = *self.map.get(&pn).ok_or(fault(FaultKind::Unmapped))?;
+        let page = &mut self.pages[slot];
+        if !page.perm.contains(Perm::W) {
+            return Err(fault(FaultKind::Protection));
+        }
+        if std::mem::take(&mut page.code) {
+            // A store into predecoded code: have the instruction cache drop
+            // the block. The page is not cached for writes this time; the
+            // next store finds it unmarked and caches it.
+            self.dirty_code.push(pn);
+            self.code_gen += 1;
+            return Ok(slot);
+        }
+        self.wtlb[(pn as usize) & (TLB_SIZE - 1)] = TlbEntry { pn, slot };
+        Ok(slot)
+    }
+
+    /// Load `N` bytes (1, 2, 4 or 8) little-endian, zero-extended. The CPU
+    /// has already checked alignment; an access that crosses a page (only
+    /// possible on the unaligned fix-up path) is split.
+    #[inline(always)]
+    pub fn load<const N: usize>(&mut self, addr: u64) -> Result<u64, MemFault> {
+        let off = (addr & OFF_MASK) as usize;
+        if off + N > PAGE_SIZE as usize {
+            return self.load_split(addr, N);
+        }
+        let slot = self.rslot(addr)?;
+        let bytes = &self.pages[slot].data[off..off + N];
+        let mut buf = [0u8; 8];
+        buf[..N].copy_from_slice(bytes);
+        Ok(u64::from_le_bytes(buf))
+    }
+
+    #[cold]
+    fn load_split(&mut self, addr: u64, n: usize) -> Result<u64, MemFault> {
+        let mut buf = [0u8; 8];
+        for (i, b) in buf.iter_mut().enumerate().take(n) {
+            let a = addr.wrapping_add(i as u64);
+            let slot = self.rslot(a)?;
+            *b = self.pages[slot].data[(a & OFF_MASK) as usize];
+        }
+        Ok(u64::from_le_bytes(buf))
+    }
+
+    /// Store the low `N` bytes of `value` little-endian on behalf of `agent`
+    /// (a CPU index, or `usize::MAX` for a device). Clears the lock flag of
+    /// every *other* agent whose locked range the store touches.
+    #[inline(always)]
+    pub fn store<const N: usize>(
+        &mut self,
+        agent: usize,
+        addr: u64,
+        value: u64,
+    ) -> Result<(), MemFault> {
+        let off = (addr & OFF_MASK) as usize;
+        if off + N > PAGE_SIZE as usize {
+            return self.store_split(agent, addr, N, value);
+        }
+        let slot = self.wslot(addr)?;
+        let bytes = value.to_le_bytes();
+        self.pages[slot].data[off..off + N].copy_from_slice(&bytes[..N]);
+        if self.armed != 0 {
+            self.clear_reservations_hit(agent, addr, N as u64);
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn store_split(
+        &mut self,
+        agent: usize,
+        addr: u64,
+        n: usize,
+        value: u64,
+    ) -> Result<(), MemFault> {
+        // Preflight both pages before writing anything.
+        self.wslot(addr)?;
+        self.wslot(addr.wrapping_add(n as u64 - 1))?;
+        let bytes = value.to_le_bytes();
+        for (i, &b) in bytes.iter().enumerate().take(n) {
+            let a = addr.wrapping_add(i as u64);
+            let slot = self.wslot(a)?;
+            self.pages[slot].data[(a & OFF_MASK) as usize] = b;
+        }
+        if self.armed != 0 {
+            self.clear_reservations_hit(agent, addr, n as u64);
+        }
+        Ok(())
+    }
+
+    /// Check that a store of `n` bytes at `addr` would succeed, without storing.
+    pub fn probe_write(&mut self, addr: u64, n: u64) -> Result<(), MemFault> {
+        self.wslot(addr)?;
+        self.wslot(addr.wrapping_add(n.max(1) - 1))?;
+        Ok(())
+    }
+
+    // ---------------------------------------------------------- reservations
+
+    fn res_mut(&mut self, agent: usize) -> &mut Reservation {
+        if self.reservations.len() <= agent {
+            self.reservations.resize(
+                agent + 1,
+                Reservation {
+                    range: 8,
+                    ..Default::default()
+                },
+            );
+        }
+        &mut self.reservations[agent]
+    }
+
+    /// The reservation of `agent`.
+    pub fn reservation(&self, agent: usize) -> Reservation {
+        self.reservations
+            .get(agent)
+            .copied()
+            .unwrap_or(Reservation {
+                range: 8,
+                ..Default::default()
+            })
+    }
+
+    /// Set `agent`'s lock flag for `pa` with a lock range of `range` bytes (LDx_L).
+    pub fn arm_reservation(&mut self, agent: usize, pa: u64, range: u64) {
+        let r = self.res_mut(agent);
+        let was = r.lock_flag;
+        *r = Reservation {
+            lock_flag: true,
+            locked_pa: pa,
+            range,
+        };
+        if !was {
+            self.armed += 1;
+        }
+    }
+
+    /// Clear `agent`'s lock flag (STx_C, exceptions, context switch); returns
+    /// the reservation as it was.
+    pub fn clear_reservation(&mut self, agent: usize) -> Reservation {
+        let r = self.res_mut(agent);
+        let old = *r;
+        if r.lock_flag {
+            r.lock_flag = false;
+            self.armed -= 1;
+        }
+        old
+    }
+
+    fn clear_reservations_hit(&mut self, agent: usize, addr: u64, len: u64) {
+        if self.armed == 0 {
+            return;
+        }
+        for (i, r) in self.reservations.iter_mut().enumerate() {
+            if i != agent && r.lock_flag && r.covers(addr, len) {
+                r.lock_flag = false;
+                self.armed -= 1;
+                self.lock_breaks += 1;
+            }
+        }
+    }
+
+    // ------------------------------------------------------ instruction fetch
+
+    /// Generation counter of predecoded code; changes whenever any decoded
+    /// block may have become stale.
+    #[inline(always)]
+    pub fn code_generation(&self) -> u64 {
+        self.code_gen
+    }
+
+    /// Unmark every code page (`IMB`; the instruction cache drops everything).
+    pub fn unmark_all_code(&mut self) {
+        for p in &mut self.pages {
+            p.code = false;
+        }
+        self.code_gen += 1;
+    }
+
+    /// Pages whose decoded copies became stale since the last call.
+    pub fn take_dirty_code(&mut self) -> Vec<u64> {
+        std::mem::take(&mut self.dirty_code)
+    }
+
+    /// Mark the executable page `pn` as holding decoded code and return its
+    /// bytes for decoding; fails like an instruction fetch would.
+    pub fn mark_code(&mut self, pn: u64) -> Result<&[u8], MemFault> {
+        let fault = |kind| MemFault {
+            addr: pn << PAGE_SHIFT,
+            kind,
+            access: Access::Fetch,
+        };
+        let slot = *self.map.get(&pn).ok_or(fault(FaultKind::Unmapped))?;
+        if !self.pages[slot].perm.contains(Perm::X) {
+            return Err(fault(FaultKind::Protection));
+        }
+        // The page is code now: it must leave the write cache.
+        let e = &mut self.wtlb[(pn as usize) & (TLB_SIZE - 1)];
+        if e.pn == pn {
+            *e = TLB_EMPTY;
+        }
+        let page = &mut self.pages[slot];
+        page.code = true;
+        Ok(&page.data)
+    }
+
+    /// The raw instruction word at `pc` (for diagnostics), ignoring permissions.
+    pub fn word_at(&self, pc: u64) -> Option<u32> {
+        let mut b = [0u8; 4];
+        self.peek(pc, &mut b).ok()?;
+        Some(u32::from_le_bytes(b))
+    }
+}
