@@ -19,7 +19,9 @@
 
 use crate::addressing::tile_dense_row_stride_bytes;
 use crate::forms::{self, pe_selected, FormKind};
-use crate::machine::{CommandExecution, Machine, PTO_MODEL_MEMORY_AGENTS, PTO_TILE_REGISTER_COUNT};
+use crate::machine::{
+    CommandExecution, Machine, StrideSource, PTO_MODEL_MEMORY_AGENTS, PTO_TILE_REGISTER_COUNT,
+};
 use crate::memory::{PadValue, PeAddressing};
 use crate::tile::{self, cube, TileInfo};
 use crate::types::{DataType, Fault, TileLayout, TileLocation, DTYPE_NONE};
@@ -459,8 +461,13 @@ impl Machine {
     /// PE's private GPR file, or (B.IOR omitted) base 0 and the dense
     /// stride of `dense_columns`. An encoded zero selector reads GPR 0: a
     /// real zero, never the default.
-    fn pe_base_stride(&self, pe: usize, dense_columns: u64, dt: DataType) -> (u64, u64) {
-        let s = &self.bundle.scalar;
+    fn pe_base_stride(&mut self, pe: usize, dense_columns: u64, dt: DataType) -> (u64, u64) {
+        let s = self.bundle.scalar;
+        self.pending_stride_source = Some(if s.valid {
+            StrideSource::Encoded
+        } else {
+            StrideSource::Omitted
+        });
         if s.valid {
             (
                 self.read_pe_gpr(pe, s.source0),
@@ -524,7 +531,19 @@ impl Machine {
         let valid_rows = self.bundle.dim_in_range(1).unwrap_or(1);
         let columns = self.bundle.dim_in_range(2).unwrap_or(valid_columns);
         let (base, stride) = self.pe_base_stride(pe, columns, dt);
-        let dest = self.resolve_destination(0, valid_rows, valid_columns, columns, dt, layout)?;
+        // A binding whose destination is already allocated (a re-executed
+        // bundle) reloads it; ResolveBundleTileDestinations skips it.
+        let slot = self
+            .bundle
+            .tile_bindings
+            .iter()
+            .position(|b| b.valid)
+            .unwrap_or(0);
+        let dest = if self.bundle.tile_bindings[slot].allocated_by_bundle {
+            self.bundle.tile_bindings[slot].destination
+        } else {
+            self.resolve_destination(slot, valid_rows, valid_columns, columns, dt, layout)?
+        };
         let pad = self.bundle.pad_value();
         if let Err(f) = self.tload_with_pad(dest, base, stride, pad) {
             self.roll_back_destinations();
@@ -594,7 +613,7 @@ impl Machine {
     }
 
     /// Per-PE base/stride of every PE (only selected ones are used).
-    fn all_pe_addressing(&self, dense_columns: u64, dt: DataType) -> PeAddressing {
+    fn all_pe_addressing(&mut self, dense_columns: u64, dt: DataType) -> PeAddressing {
         let mut a = PeAddressing::default();
         for pe in 0..PTO_MODEL_MEMORY_AGENTS {
             let (b, s) = self.pe_base_stride(pe, dense_columns, dt);
@@ -809,9 +828,9 @@ impl Machine {
             return Err(Fault::TileLegality);
         }
         let (vc, vr) = (b.dims[0], b.dims[1]);
+        let pad = b.pad_value();
         let pe = self.current_pe;
         let (base, stride) = self.pe_base_stride(pe, vc, dt);
-        let pad = b.pad_value();
         if function == 0 {
             let bd = bindings[0];
             let capacity = forms::tile_size_code_bytes(bd.destination_size).unwrap_or(0);
@@ -884,5 +903,18 @@ impl Machine {
             || b.tile_bindings
                 .iter()
                 .any(|t| t.valid && pe_selected(t.pe_mask, pe))
+    }
+}
+
+/// `SharedStorePEMaskLegal` (PTO-ARCH-GM-ACCESS-001): Function 1 needs all
+/// four PEs, Function 14 (TSTORE.SPART) any subset; mask 0000 is always a
+/// legal no-op.
+pub fn shared_store_pe_mask_legal(function: u32, pe_mask: u8) -> bool {
+    if pe_mask & 0xf == 0 {
+        true
+    } else if function == 1 {
+        pe_mask & 0xf == 0b1111
+    } else {
+        function == 14
     }
 }

@@ -67,6 +67,53 @@ pub struct GmAccess {
     pub write: bool,
 }
 
+/// `MemoryEventKind` (only loads and stores occur on this path).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemoryEventKind {
+    Load,
+    Store,
+}
+
+/// A captured `MemoryEvent` (asl/arch/data-types/memory-model.asl): agent,
+/// address, size, the value read (loads) or written (stores; for a nibble
+/// store the whole byte written).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryEvent {
+    pub kind: MemoryEventKind,
+    pub agent: usize,
+    pub address: u64,
+    pub size_bytes: u32,
+    pub read_value: u64,
+    pub write_value: u64,
+}
+
+/// Where a transfer's row stride came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StrideSource {
+    /// B.IOR omitted: the dense byte width of the physical row.
+    Omitted,
+    /// Read from the GPR that B.IOR.RegSrc1 selects (or a direct operand).
+    Encoded,
+}
+
+/// One PE's part of an attempted TLOAD/TSTORE, as the model resolved it
+/// (for the stride-unit warning and reports). Recorded before preflight, so
+/// faulting transfers appear too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TransferInfo {
+    pub pe: usize,
+    pub store: bool,
+    pub data_type: DataType,
+    pub physical_columns: u64,
+    pub valid_rows: u64,
+    pub valid_columns: u64,
+    pub base: u64,
+    pub row_stride_bytes: u64,
+    pub stride_source: StrideSource,
+    /// Shared register for Shared transfers.
+    pub shared: Option<u8>,
+}
+
 /// The whole architectural state of one core, as plain data.
 #[derive(Clone, Debug)]
 pub struct Machine {
@@ -82,6 +129,12 @@ pub struct Machine {
     pub(crate) element_stride_mode: bool,
     pub(crate) access_logging: bool,
     pub(crate) accesses: Vec<GmAccess>,
+    pub(crate) transfers: Vec<TransferInfo>,
+    /// `_MemoryEventCaptureEnabled` with `_CurrentMemoryAgent`.
+    pub(crate) capture: Option<usize>,
+    /// Stride source of the transfer the bundle is about to run.
+    pub(crate) pending_stride_source: Option<StrideSource>,
+    pub(crate) events: Vec<MemoryEvent>,
     pub(crate) bundle: Bundle,
     /// Destinations of the last bundle that committed, kept after BSTOP
     /// clears the header state (for `bundle_destination_tile`).
@@ -104,6 +157,10 @@ impl Machine {
             element_stride_mode: false,
             access_logging: true,
             accesses: Vec::new(),
+            transfers: Vec::new(),
+            capture: None,
+            pending_stride_source: None,
+            events: Vec::new(),
             bundle: Bundle::default(),
             last_destinations: [None; PTO_BUNDLE_TILE_BINDING_COUNT],
         }
@@ -486,6 +543,75 @@ impl Machine {
     /// Turns the per-element GM access log on (default) or off (benchmarks).
     pub fn set_access_logging(&mut self, on: bool) {
         self.access_logging = on;
+    }
+
+    /// TLOAD/TSTORE parts attempted since the last call (one per selected PE).
+    pub fn take_transfers(&mut self) -> Vec<TransferInfo> {
+        std::mem::take(&mut self.transfers)
+    }
+
+    /// `StartMemoryEventCapture(agent)`: clears the event list and records
+    /// the events of later TLOAD/TSTOREs.
+    pub fn start_memory_event_capture(&mut self, agent: usize) {
+        self.events.clear();
+        self.capture = Some(agent.min(PTO_MODEL_MEMORY_AGENTS - 1));
+    }
+
+    /// `StopMemoryEventCapture`.
+    pub fn stop_memory_event_capture(&mut self) {
+        self.capture = None;
+    }
+
+    /// `_MemoryEvents[[0.._MemoryEventCount]]`.
+    pub fn memory_events(&self) -> &[MemoryEvent] {
+        &self.events
+    }
+
+    /// `_BundleActive`.
+    pub fn bundle_active(&self) -> bool {
+        self.bundle.active
+    }
+
+    /// `_FaultAddress` (0 when none was recorded).
+    pub fn fault_address(&self) -> u64 {
+        self.last_fault_addr.unwrap_or(0)
+    }
+
+    /// `SharedTileFullyInitialized`.
+    pub fn shared_tile_fully_initialized(&self, id: u8) -> bool {
+        let s = &self.shared[id as usize];
+        s.descriptor_valid && s.initialized_mask == s.allocation_mask && s.tile.contents_defined
+    }
+
+    /// Payload index of (row, col) of tile `index` (`TileStorageIndex`).
+    pub fn tile_storage_index(&self, index: u32, row: u64, col: u64) -> Option<u64> {
+        self.tiles
+            .get(index as usize)
+            .filter(|t| t.allocated)
+            .and_then(|t| t.element_index(row, col))
+            .map(|i| i as u64)
+    }
+
+    /// Raw payload word and definedness at payload index `storage`.
+    pub fn tile_payload(&self, index: u32, storage: u64) -> Option<(u64, bool)> {
+        let t = self.tiles.get(index as usize)?;
+        let i = storage as usize;
+        Some((*t.payload.get(i)?, *t.defined.get(i)?))
+    }
+
+    /// Latches a B.DATR PadValue (`_BundleDataAttributesPresent = TRUE;
+    /// _BundleDataAttributes.pad_value = pad`), as AVS fixtures do.
+    pub fn set_bundle_pad_value(&mut self, pad: u32) {
+        self.bundle.datr.present = true;
+        self.bundle.datr.pad_value = pad & 3;
+    }
+
+    /// Overwrites a tile descriptor's location (AVS descriptor-corruption
+    /// fixtures).
+    pub fn set_tile_location(&mut self, index: u32, location: TileLocation) {
+        if let Some(t) = self.tiles.get_mut(index as usize) {
+            t.location = location;
+        }
     }
 
     /// GM accesses of the TLOAD/TSTOREs committed since the last call, one

@@ -21,7 +21,10 @@
 
 use crate::addressing;
 use crate::forms::{self, pe_selected};
-use crate::machine::{GmAccess, Machine, Nibble, PTO_MODEL_MEMORY_AGENTS};
+use crate::machine::{
+    GmAccess, Machine, MemoryEvent, MemoryEventKind, Nibble, StrideSource, TransferInfo,
+    PTO_MODEL_MEMORY_AGENTS,
+};
 use crate::shared::SharedTileInfo;
 use crate::tile::{self, TileInfo};
 use crate::types::{DataType, Fault, TileLayout, TileLocation};
@@ -152,7 +155,31 @@ impl Machine {
         fault
     }
 
-    fn log(&mut self, pe: usize, addr: u64, dt: DataType, row: u64, col: u64, write: bool) {
+    #[allow(clippy::too_many_arguments)]
+    fn log(
+        &mut self,
+        pe: usize,
+        addr: u64,
+        dt: DataType,
+        row: u64,
+        col: u64,
+        write: bool,
+        value: u64,
+    ) {
+        if self.capture.is_some() {
+            self.events.push(MemoryEvent {
+                kind: if write {
+                    MemoryEventKind::Store
+                } else {
+                    MemoryEventKind::Load
+                },
+                agent: pe,
+                address: addr,
+                size_bytes: dt.element_bytes(),
+                read_value: if write { 0 } else { value },
+                write_value: if write { value } else { 0 },
+            });
+        }
         if self.access_logging {
             self.accesses.push(GmAccess {
                 pe,
@@ -174,7 +201,10 @@ impl Machine {
 
     /// True when the fast row path applies to `t`.
     fn dense_rows(&self, t: &TileInfo) -> bool {
-        !self.element_stride_mode && !t.data_type.is_four_bit() && t.layout == TileLayout::RowMajor
+        self.capture.is_none()
+            && !self.element_stride_mode
+            && !t.data_type.is_four_bit()
+            && t.layout == TileLayout::RowMajor
     }
 
     /// Preflight of a single-PE rectangle: `Err((fault, addr))` for the
@@ -243,11 +273,16 @@ impl Machine {
             return Err(Fault::TileLegality);
         }
         let mut t = std::mem::take(&mut self.tiles[d]);
+        let src = self
+            .pending_stride_source
+            .take()
+            .unwrap_or(StrideSource::Encoded);
+        self.record_transfer(self.local_agent(), false, &t, base, stride, src, None);
         if let Err((f, a)) = self.preflight_local(&t, base, stride) {
             self.tiles[d] = t;
             return Err(self.raise(f, a));
         }
-        let pe = self.current_pe;
+        let pe = self.local_agent();
         self.load_rectangle(&mut t, pe, base, stride);
         t.mark_valid_region_defined();
         if t.layout.is_cube() {
@@ -310,7 +345,7 @@ impl Machine {
                 t.defined[start..start + vc].fill(true);
                 if self.access_logging {
                     for c in 0..t.valid_columns {
-                        self.log(pe, rb.wrapping_add(c * eb as u64), dt, r, c, false);
+                        self.log(pe, rb.wrapping_add(c * eb as u64), dt, r, c, false, 0);
                     }
                 }
             }
@@ -319,30 +354,69 @@ impl Machine {
         for r in 0..t.valid_rows {
             for c in 0..t.valid_columns {
                 let a = self.element_address(base, r, c, stride, dt);
-                let v = self.load_element(a, dt, c);
+                let (raw, v) = self.load_element(a, dt, c);
                 if let Some(i) = t.element_index(r, c) {
                     t.set_element(i, v, true);
                 }
-                self.log(pe, a, dt, r, c, false);
+                self.log(pe, a, dt, r, c, false, raw);
             }
         }
     }
 
-    /// `LoadTileMemoryElement` at a probed address.
-    fn load_element(&self, a: u64, dt: DataType, col: u64) -> u64 {
+    /// `LoadTileMemoryElement` at a probed address: (raw bytes, element).
+    fn load_element(&self, a: u64, dt: DataType, col: u64) -> (u64, u64) {
         let eb = dt.element_bytes() as usize;
         let mut b = [0u8; 8];
         self.gm.read_slice(a, &mut b[..eb]);
-        decode_tile_memory_element_raw(
-            u64::from_le_bytes(b),
-            dt,
-            addressing::tile_memory_strided_byte_high_nibble(col, dt),
+        let raw = u64::from_le_bytes(b);
+        (
+            raw,
+            decode_tile_memory_element_raw(
+                raw,
+                dt,
+                addressing::tile_memory_strided_byte_high_nibble(col, dt),
+            ),
         )
+    }
+
+    /// `_CurrentMemoryAgent` of Local transfers: the capture agent while
+    /// capturing, else the current PE.
+    fn local_agent(&self) -> usize {
+        self.capture.unwrap_or(self.current_pe)
+    }
+
+    /// Records one PE's part of an attempted transfer.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn record_transfer(
+        &mut self,
+        pe: usize,
+        store: bool,
+        t: &TileInfo,
+        base: u64,
+        stride: u64,
+        source: StrideSource,
+        shared: Option<u8>,
+    ) {
+        if self.access_logging {
+            self.transfers.push(TransferInfo {
+                pe,
+                store,
+                data_type: t.data_type,
+                physical_columns: t.columns,
+                valid_rows: t.valid_rows,
+                valid_columns: t.valid_columns,
+                base,
+                row_stride_bytes: stride,
+                stride_source: source,
+                shared,
+            });
+        }
     }
 
     /// `StoreTileMemoryElement` at a probed address: a nibble store keeps
     /// the sibling nibble; wider stores write the low element bytes.
-    fn store_element(&mut self, a: u64, dt: DataType, col: u64, value: u64) {
+    /// Returns the stored value (the whole byte for a nibble).
+    fn store_element(&mut self, a: u64, dt: DataType, col: u64, value: u64) -> u64 {
         if dt.is_four_bit() {
             let old = self.gm.byte(a);
             let new = if addressing::tile_memory_strided_byte_high_nibble(col, dt) {
@@ -351,9 +425,11 @@ impl Machine {
                 (old & 0xf0) | ((value & 0xf) as u8)
             };
             self.gm.set_byte(a, new);
+            new as u64
         } else {
             let eb = dt.element_bytes() as usize;
             self.gm.write_slice(a, &value.to_le_bytes()[..eb]);
+            tile::truncate(value, dt.element_bits())
         }
     }
 
@@ -378,10 +454,15 @@ impl Machine {
     }
 
     fn tstore_tile(&mut self, t: &TileInfo, base: u64, stride: u64) -> Result<(), Fault> {
+        let src = self
+            .pending_stride_source
+            .take()
+            .unwrap_or(StrideSource::Encoded);
+        self.record_transfer(self.local_agent(), true, t, base, stride, src, None);
         if let Err((f, a)) = self.preflight_local(t, base, stride) {
             return Err(self.raise(f, a));
         }
-        let pe = self.current_pe;
+        let pe = self.local_agent();
         let dt = t.data_type;
         let eb = dt.element_bytes() as usize;
         if self.dense_rows(t) {
@@ -416,7 +497,7 @@ impl Machine {
                 self.gm.write_slice(rb, &buf);
                 if self.access_logging {
                     for c in 0..t.valid_columns {
-                        self.log(pe, rb.wrapping_add(c * eb as u64), dt, r, c, true);
+                        self.log(pe, rb.wrapping_add(c * eb as u64), dt, r, c, true, 0);
                     }
                 }
             }
@@ -426,8 +507,8 @@ impl Machine {
             for c in 0..t.valid_columns {
                 let a = self.element_address(base, r, c, stride, dt);
                 let v = t.element_index(r, c).map_or(0, |i| t.payload[i]);
-                self.store_element(a, dt, c, v);
-                self.log(pe, a, dt, r, c, true);
+                let stored = self.store_element(a, dt, c, v);
+                self.log(pe, a, dt, r, c, true, stored);
             }
         }
         Ok(())
@@ -545,6 +626,21 @@ impl Machine {
             return Err(Fault::TileLegality);
         }
         let eb = dt.element_bytes() as u64;
+        let src = self
+            .pending_stride_source
+            .take()
+            .unwrap_or(StrideSource::Encoded);
+        for agent in (0..PTO_MODEL_MEMORY_AGENTS).filter(|&p| pe_selected(mask, p)) {
+            self.record_transfer(
+                agent,
+                false,
+                &t,
+                pe.base[agent],
+                pe.stride[agent],
+                src,
+                Some(id),
+            );
+        }
         for r in 0..valid_rows {
             for c in 0..valid_columns {
                 let Some(e) = t.element_index(r, c) else {
@@ -567,9 +663,9 @@ impl Machine {
                 let agent = tile::shared_tile_element_region(&t, e as u64);
                 if pe_selected(mask, agent) {
                     let a = self.element_address(pe.base[agent], r, c, pe.stride[agent], dt);
-                    let v = self.load_element(a, dt, c);
+                    let (raw, v) = self.load_element(a, dt, c);
                     t.set_element(e, v, true);
-                    self.log(agent, a, dt, r, c, false);
+                    self.log(agent, a, dt, r, c, false, raw);
                 }
             }
         }
@@ -619,8 +715,8 @@ impl Machine {
                 if pe_selected(mask, agent) {
                     let a = self.element_address(pe.base[agent], r, c, pe.stride[agent], dt);
                     let v = self.shared_word(id, e as u64).unwrap_or(0);
-                    self.store_element(a, dt, c, v);
-                    self.log(agent, a, dt, r, c, true);
+                    let stored = self.store_element(a, dt, c, v);
+                    self.log(agent, a, dt, r, c, true, stored);
                 }
             }
         }
