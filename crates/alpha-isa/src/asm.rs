@@ -858,15 +858,16 @@ impl Asm {
                         self.syms.insert(name.clone(), s);
                     }
                     StmtKind::Directive(d, args) => {
-                        match self.directive(d, args, si, dot, line)? {
-                            Dir::Switch(s) => sect = s,
-                            Dir::Bytes(b) => bytes = b,
-                            Dir::Align(n) => {
+                        let dir = self.directive(d, args, si, dot, line)?;
+                        match &dir {
+                            Dir::Switch(s) => sect = *s,
+                            Dir::Bytes(b) => bytes = b.clone(),
+                            Dir::Align(n) | Dir::AlignedBytes(n, _) => {
                                 let cur = match sect {
                                     Sect::Text => text_addr + tlen,
                                     Sect::Data => data_addr + dlen,
                                 };
-                                let target = cur.div_ceil(n) * n;
+                                let target = cur.div_ceil(*n) * n;
                                 let mut a = cur;
                                 while a < target {
                                     if sect == Sect::Text && a % 4 == 0 && target - a >= 4 {
@@ -877,6 +878,9 @@ impl Asm {
                                         bytes.push(0);
                                         a += 1;
                                     }
+                                }
+                                if let Dir::AlignedBytes(_, b) = dir {
+                                    bytes.extend_from_slice(&b);
                                 }
                             }
                             Dir::Nothing => {}
@@ -942,7 +946,8 @@ impl Asm {
                 }
                 b.extend_from_slice(&v.to_le_bytes()[..size]);
             }
-            Ok(Dir::Bytes(b))
+            // GNU as for Alpha aligns data directives to their size (auto-align).
+            Ok(Dir::AlignedBytes(size as u64, b))
         };
         Ok(match d {
             ".text" => Dir::Switch(Sect::Text),
@@ -1128,9 +1133,10 @@ impl Asm {
             let last = slots.last().map(|s| s[0]);
             let first = slots.first().map(|s| s[0]);
             match (first, last) {
-                // Rc / Fc default to Ra / Fa (binutils DRC1/DFC1).
-                (Some(Operand::Ra), Some(Operand::Rc)) | (Some(Operand::Fa), Some(Operand::Fc))
-                    if slots.len() == 3 =>
+                // Rc / Fc default to the first written operand (binutils DRC1/DFC1).
+                (Some(Operand::Ra | Operand::Rb | Operand::RbLit), Some(Operand::Rc))
+                | (Some(Operand::Fa | Operand::Fb), Some(Operand::Fc))
+                    if slots.len() >= 2 && !ops.is_empty() =>
                 {
                     ops.push(ops[0].clone())
                 }
@@ -1256,6 +1262,8 @@ enum Dir {
     Switch(Sect),
     Bytes(Vec<u8>),
     Align(u64),
+    /// Align to the first field, then emit the bytes.
+    AlignedBytes(u64, Vec<u8>),
     Nothing,
 }
 
