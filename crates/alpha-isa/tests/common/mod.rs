@@ -42,24 +42,19 @@ pub fn clean(row: &Row, mut w: u32) -> u32 {
     if row.exact {
         return w;
     }
-    match row.format {
-        Format::Operate => {
-            if w & 0x1000 == 0 {
-                w &= !0xe000;
-            }
+    if row.format == Format::Operate && w & 0x1000 == 0 {
+        w &= !0xe000;
+    }
+    if matches!(row.format, Format::MemoryFunc | Format::FpOperate | Format::Memory | Format::Jump) {
+        if !names_ra {
+            w &= !(31 << 21);
         }
-        Format::MemoryFunc | Format::FpOperate | Format::Memory | Format::Jump => {
-            if !names_ra {
-                w &= !(31 << 21);
-            }
-            if !names_rb {
-                w &= !(31 << 16);
-            }
-            if row.format == Format::FpOperate && !names_rc {
-                w &= !31;
-            }
+        if !names_rb {
+            w &= !(31 << 16);
         }
-        _ => {}
+        if row.format == Format::FpOperate && !names_rc {
+            w &= !31;
+        }
     }
     if row.mnemonic == "unop" {
         w = (w & 0xffe0_0000) | (30 << 16);
@@ -70,7 +65,6 @@ pub fn clean(row: &Row, mut w: u32) -> u32 {
     if row.mnemonic == "jmp" && row.syntax.len() == 3 && row.syntax[2] != Operand::JmpHint {
         w &= !0x3fff;
     }
-    let _ = names_rc;
     w
 }
 
