@@ -22,7 +22,8 @@ fn width(op: &str) -> usize {
     }
 }
 
-/// The reference model.
+/// The reference model (index loops on purpose: positions are the point).
+#[allow(clippy::needless_range_loop)]
 fn reference(op: &str, a: u64, b: u64) -> u64 {
     let ab = a.to_le_bytes();
     let off = (b & 7) as usize;

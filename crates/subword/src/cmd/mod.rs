@@ -2,6 +2,7 @@
 
 pub mod asm;
 pub mod demo;
+pub mod pto_asm;
 pub mod disasm;
 
 use crate::{AlphaCmd, CmdResult, Failure, PtoCmd};
@@ -27,8 +28,8 @@ pub fn alpha(c: AlphaCmd) -> CmdResult {
 pub fn pto(c: PtoCmd) -> CmdResult {
     match c {
         PtoCmd::Run(_) => not_built("pto run"),
-        PtoCmd::Asm { .. } => not_built("pto asm"),
-        PtoCmd::Disasm { .. } => not_built("pto disasm"),
+        PtoCmd::Asm { file } => pto_asm::asm(&file),
+        PtoCmd::Disasm { raw, file } => pto_asm::disasm(raw, &file),
         PtoCmd::Footprint { .. } => not_built("pto footprint"),
         PtoCmd::Bench => not_built("pto bench"),
     }
