@@ -223,7 +223,8 @@ fn parse_gpr(s: &str) -> Option<u32> {
 fn parse_tile(s: &str) -> Option<u32> {
     let s = s.trim();
     let mut ch = s.chars();
-    let hand = HANDS.iter().position(|&h| Some(h) == ch.next())? as u32;
+    let first = ch.next()?;
+    let hand = HANDS.iter().position(|&h| h == first)? as u32;
     let n: u32 = ch.as_str().strip_prefix('#')?.parse().ok()?;
     if (1..=16).contains(&n) {
         Some(hand * 16 + n - 1)

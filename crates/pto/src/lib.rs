@@ -25,10 +25,12 @@
 pub mod addressing;
 pub mod asm;
 pub mod bundle;
+pub mod footprint;
 pub mod forms;
 pub mod gm;
 pub mod machine;
 pub mod memory;
+pub mod scenario;
 pub mod shared;
 pub mod tile;
 pub mod types;

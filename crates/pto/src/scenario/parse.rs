@@ -50,6 +50,9 @@ pub enum ElementValue {
 pub enum ExecExpect {
     Completed,
     Fault(String),
+    /// `any`: run it and check nothing about the outcome (for points that
+    /// assert only operands or state).
+    Any,
 }
 
 /// Expected result of `command`.
@@ -63,7 +66,8 @@ pub enum CommandExpect {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CommandSource {
     Word(u32),
-    Asm(String),
+    /// Assembly text and the words `pto::asm` assembled it to (at parse time).
+    Asm(String, Vec<u32>),
 }
 
 /// Descriptor fields an `expect-tile` step may check (each optional).
@@ -107,41 +111,152 @@ pub struct TileSpec {
 pub enum Op {
     Reset,
     ResetBundle,
-    Gpr { pe: Option<usize>, reg: u32, value: u64 },
-    Memory { addr: u64, bytes: Vec<u8> },
-    Store { addr: u64, size: u32, value: u64 },
+    Gpr {
+        pe: Option<usize>,
+        reg: u32,
+        value: u64,
+    },
+    Memory {
+        addr: u64,
+        bytes: Vec<u8>,
+    },
+    Store {
+        addr: u64,
+        size: u32,
+        value: u64,
+    },
     Tile(TileSpec),
     CubeTile(TileSpec),
-    TileElement { index: u32, row: u64, col: u64, value: u64 },
-    SharedTile { id: u8, from_tile: u32, mask: u8 },
-    Dimension { index: u32, value: u64 },
-    Command { source: CommandSource, expect: CommandExpect },
-    Execute { expect: ExecExpect },
-    TLoad { index: u32, base: u64, stride: u64, expect: ExecExpect },
-    TStore { index: u32, base: u64, stride: u64, expect: ExecExpect },
-    Fault { code: String, addr: Option<u64> },
+    TileElement {
+        index: u32,
+        row: u64,
+        col: u64,
+        value: u64,
+    },
+    SharedTile {
+        id: u8,
+        from_tile: u32,
+        mask: u8,
+    },
+    Dimension {
+        index: u32,
+        value: u64,
+    },
+    Command {
+        source: CommandSource,
+        expect: CommandExpect,
+    },
+    Execute {
+        expect: ExecExpect,
+    },
+    TLoad {
+        index: u32,
+        base: u64,
+        stride: u64,
+        expect: ExecExpect,
+    },
+    TStore {
+        index: u32,
+        base: u64,
+        stride: u64,
+        expect: ExecExpect,
+    },
+    Fault {
+        code: String,
+        addr: Option<u64>,
+    },
     ClearFault,
-    CaptureEvents { pe: Option<usize> },
+    CaptureEvents {
+        pe: Option<usize>,
+    },
     StopCapture,
-    PadValue { pad: u8 },
-    TileLocation { index: u32, location: String },
-    RecoverTrap { context: u32, expect: bool },
-    ExpectMemory { addr: u64, bytes: Vec<u8> },
-    ExpectMemoryUndefinedShared { addr: u64, id: u8, index: u64 },
-    ExpectLoad { addr: u64, size: u32, value: u64 },
-    ExpectTileElement { tile: TileRef, at: ElementAt, value: Option<ElementValue>, defined: Option<bool> },
-    ExpectTile { tile: TileRef, expect: Box<TileExpect> },
-    ExpectFault { code: String },
-    ExpectFaultAddress { addr: u64 },
-    ExpectCapacityInUse { bytes: u64 },
-    ExpectEvents { count: u64 },
-    ExpectEvent { n: u64, kind: Option<String>, addr: Option<u64>, size: Option<u64>, read_value: Option<u64>, write_value: Option<u64> },
-    ExpectBundleActive { value: bool },
-    ExpectBindingCount { count: u64 },
-    ExpectSharedBinding { n: u32, consumed: bool },
-    ExpectTrapContext { context: u32, valid: Option<bool>, allocated_by_bundle: Option<bool> },
-    ExpectPredicate { name: String, args: Vec<PredArg>, value: PredValue },
-    ExpectDisasm { word: u32, contains: String },
+    PadValue {
+        pad: u8,
+    },
+    TileLocation {
+        index: u32,
+        location: String,
+    },
+    RecoverTrap {
+        context: u32,
+        expect: bool,
+    },
+    ExpectMemory {
+        addr: u64,
+        bytes: Vec<u8>,
+    },
+    ExpectMemoryUndefinedShared {
+        addr: u64,
+        id: u8,
+        index: u64,
+    },
+    ExpectLoad {
+        addr: u64,
+        size: u32,
+        value: u64,
+    },
+    ExpectTileElement {
+        tile: TileRef,
+        at: ElementAt,
+        value: Option<ElementValue>,
+        defined: Option<bool>,
+    },
+    ExpectTile {
+        tile: TileRef,
+        expect: Box<TileExpect>,
+    },
+    ExpectFault {
+        code: String,
+    },
+    ExpectFaultAddress {
+        addr: u64,
+    },
+    ExpectCapacityInUse {
+        bytes: u64,
+    },
+    ExpectEvents {
+        count: u64,
+    },
+    ExpectEvent {
+        n: u64,
+        kind: Option<String>,
+        addr: Option<u64>,
+        size: Option<u64>,
+        read_value: Option<u64>,
+        write_value: Option<u64>,
+    },
+    ExpectBundleActive {
+        value: bool,
+    },
+    ExpectBindingCount {
+        count: u64,
+    },
+    ExpectSharedBinding {
+        n: u32,
+        consumed: bool,
+    },
+    ExpectTrapContext {
+        context: u32,
+        valid: Option<bool>,
+        allocated_by_bundle: Option<bool>,
+    },
+    ExpectPredicate {
+        name: String,
+        args: Vec<PredArg>,
+        value: PredValue,
+    },
+    /// The resolved operands of the last TLOAD/TSTORE (BundleTileInstructionOperands):
+    /// base address, row stride in bytes and where the stride came from.
+    ExpectTransfer {
+        pe: Option<usize>,
+        base: Option<u64>,
+        stride: Option<u64>,
+        source: Option<String>,
+    },
+    ExpectDisasm {
+        word: u32,
+        contains: String,
+    },
 }
 
 /// Where an element expectation reads: logical (row, col) or raw storage index.
@@ -205,6 +320,7 @@ impl Op {
             Op::ExpectSharedBinding { .. } => "expect-shared-binding",
             Op::ExpectTrapContext { .. } => "expect-trap-context",
             Op::ExpectPredicate { .. } => "expect-predicate",
+            Op::ExpectTransfer { .. } => "expect-transfer",
             Op::ExpectDisasm { .. } => "expect-disasm",
         }
     }
@@ -226,41 +342,68 @@ pub const DEFAULT_MEMORY_BYTES: u64 = 4096;
 /// The spec's data type names (PTO-SCENARIO.md).
 pub const DTYPES: &[&str] = &[
     "FP64", "FP32", "TF32", "HF32", "FP16", "BF16", "HiF8", "E4M3", "E5M2", "E3M2", "E2M3",
-    "E2M1X2", "E1M2X2", "E8M0", "HiF4X2", "S64", "S32", "S16", "S8", "S4X2", "U64", "U32",
-    "U16", "U8", "U4X2",
+    "E2M1X2", "E1M2X2", "E8M0", "HiF4X2", "S64", "S32", "S16", "S8", "S4X2", "U64", "U32", "U16",
+    "U8", "U4X2",
 ];
 
 /// Tile layouts the scenario format accepts (spec spelling without the `TileLayout_` prefix).
-pub const LAYOUTS: &[&str] = &["RowMajor", "ColMajor", "CUBE_M32", "CUBE_M16", "CUBE_N8"];
+pub const LAYOUTS: &[&str] = &[
+    "RowMajor",
+    "ColumnMajor",
+    "ZN",
+    "NZ",
+    "CUBE_M16",
+    "CUBE_M32",
+    "CUBE_N8",
+];
 
 /// Tile locations (spec spelling without the `TileLocation_` prefix).
-pub const LOCATIONS: &[&str] = &["Any", "Vector", "Matrix", "Left", "Right", "Accumulator", "Bias", "Scaling"];
+pub const LOCATIONS: &[&str] = &["Vector", "Matrix", "Memory", "Any"];
 
 /// Parse a scenario's text. `file` is used in error messages only.
 pub fn parse(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
-    let err = |step: Option<usize>, reason: String| ScenarioError { file: file.to_string(), step, reason };
-    let table: toml::Table = text
-        .parse()
-        .map_err(|e: toml::de::Error| err(None, format!("bad TOML: {}", one_line(&e.to_string()))))?;
+    let err = |step: Option<usize>, reason: String| ScenarioError {
+        file: file.to_string(),
+        step,
+        reason,
+    };
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        err(None, format!("bad TOML: {}", one_line(&e.to_string())))
+    })?;
     let mut name = None;
     let mut description = None;
     let mut memory_bytes = DEFAULT_MEMORY_BYTES;
     let mut steps = Vec::new();
     for (key, value) in &table {
         match key.as_str() {
-            "name" => name = Some(as_str(value).ok_or_else(|| err(None, "`name` must be a string".into()))?.to_string()),
+            "name" => {
+                name = Some(
+                    as_str(value)
+                        .ok_or_else(|| err(None, "`name` must be a string".into()))?
+                        .to_string(),
+                )
+            }
             "description" => {
-                description =
-                    Some(as_str(value).ok_or_else(|| err(None, "`description` must be a string".into()))?.to_string())
+                description = Some(
+                    as_str(value)
+                        .ok_or_else(|| err(None, "`description` must be a string".into()))?
+                        .to_string(),
+                )
             }
             "machine" => {
-                let t = value.as_table().ok_or_else(|| err(None, "`machine` must be a table".into()))?;
+                let t = value
+                    .as_table()
+                    .ok_or_else(|| err(None, "`machine` must be a table".into()))?;
                 for (k, v) in t {
                     match k.as_str() {
                         "memory_bytes" => {
-                            memory_bytes = number(v).map_err(|r| err(None, format!("machine.memory_bytes: {r}")))?;
+                            memory_bytes = number(v)
+                                .map_err(|r| err(None, format!("machine.memory_bytes: {r}")))?;
                             if memory_bytes == 0 {
-                                return Err(err(None, "machine.memory_bytes must be nonzero".into()));
+                                return Err(err(
+                                    None,
+                                    "machine.memory_bytes must be nonzero".into(),
+                                ));
                             }
                         }
                         other => return Err(err(None, format!("unknown field `machine.{other}`"))),
@@ -268,9 +411,13 @@ pub fn parse(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
                 }
             }
             "step" => {
-                let arr = value.as_array().ok_or_else(|| err(None, "`step` must be an array of tables ([[step]])".into()))?;
+                let arr = value.as_array().ok_or_else(|| {
+                    err(None, "`step` must be an array of tables ([[step]])".into())
+                })?;
                 for (i, s) in arr.iter().enumerate() {
-                    let t = s.as_table().ok_or_else(|| err(Some(i + 1), "a step must be a table".into()))?;
+                    let t = s
+                        .as_table()
+                        .ok_or_else(|| err(Some(i + 1), "a step must be a table".into()))?;
                     steps.push(parse_step(t).map_err(|r| err(Some(i + 1), r))?);
                 }
             }
@@ -280,7 +427,13 @@ pub fn parse(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
     if steps.is_empty() {
         return Err(err(None, "no steps ([[step]] tables)".into()));
     }
-    Ok(Scenario { file: file.to_string(), name, description, memory_bytes, steps })
+    Ok(Scenario {
+        file: file.to_string(),
+        name,
+        description,
+        memory_bytes,
+        steps,
+    })
 }
 
 fn one_line(s: &str) -> String {
@@ -294,7 +447,9 @@ fn as_str(v: &Value) -> Option<&str> {
 /// A number: TOML integer (non-negative) or string, decimal or `0x` hex.
 pub fn number(v: &Value) -> Result<u64, String> {
     match v {
-        Value::Integer(i) => u64::try_from(*i).map_err(|_| format!("{i} is negative (values are unsigned)")),
+        Value::Integer(i) => {
+            u64::try_from(*i).map_err(|_| format!("{i} is negative (values are unsigned)"))
+        }
         Value::String(s) => parse_number_str(s),
         other => Err(format!("expected a number, got {}", other.type_str())),
     }
@@ -318,7 +473,9 @@ pub fn parse_bytes(s: &str) -> Result<Vec<u8>, String> {
         if tok.len() != 2 {
             return Err(format!("`{tok}` is not a hex byte pair"));
         }
-        out.push(u8::from_str_radix(tok, 16).map_err(|_| format!("`{tok}` is not a hex byte pair"))?);
+        out.push(
+            u8::from_str_radix(tok, 16).map_err(|_| format!("`{tok}` is not a hex byte pair"))?,
+        );
     }
     if out.is_empty() {
         return Err("`bytes` is empty".into());
@@ -370,22 +527,32 @@ impl<'a> Fields<'a> {
         }
     }
     fn string(&mut self, k: &'static str) -> Result<String, String> {
-        self.req(k)?.as_str().map(str::to_string).ok_or_else(|| format!("`{k}` must be a string"))
+        self.req(k)?
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| format!("`{k}` must be a string"))
     }
     fn opt_string(&mut self, k: &'static str) -> Result<Option<String>, String> {
         match self.get(k) {
             None => Ok(None),
-            Some(v) => v.as_str().map(|s| Some(s.to_string())).ok_or_else(|| format!("`{k}` must be a string")),
+            Some(v) => v
+                .as_str()
+                .map(|s| Some(s.to_string()))
+                .ok_or_else(|| format!("`{k}` must be a string")),
         }
     }
     fn opt_bool(&mut self, k: &'static str) -> Result<Option<bool>, String> {
         match self.get(k) {
             None => Ok(None),
-            Some(v) => v.as_bool().map(Some).ok_or_else(|| format!("`{k}` must be true or false")),
+            Some(v) => v
+                .as_bool()
+                .map(Some)
+                .ok_or_else(|| format!("`{k}` must be true or false")),
         }
     }
     fn bool(&mut self, k: &'static str) -> Result<bool, String> {
-        self.opt_bool(k)?.ok_or_else(|| format!("missing field `{k}`"))
+        self.opt_bool(k)?
+            .ok_or_else(|| format!("missing field `{k}`"))
     }
     fn mask(&mut self, k: &'static str) -> Result<u8, String> {
         parse_mask(&self.string(k)?).map_err(|e| format!("`{k}`: {e}"))
@@ -415,9 +582,12 @@ impl<'a> Fields<'a> {
     fn exec_expect(&mut self) -> Result<ExecExpect, String> {
         match self.opt_string("expect")?.as_deref() {
             None | Some("completed") => Ok(ExecExpect::Completed),
+            Some("any") => Ok(ExecExpect::Any),
             Some(s) => match s.strip_prefix("fault:") {
-                Some(f) if f.starts_with("Fault_") && f.len() > 6 => Ok(ExecExpect::Fault(f.to_string())),
-                _ => Err(format!("`expect` = `{s}`: want `completed` or `fault:Fault_<Name>`")),
+                Some(f) => fault_name(f.to_string()).map(ExecExpect::Fault),
+                None => Err(format!(
+                    "`expect` = `{s}`: want `completed` or `fault:Fault_<Name>`"
+                )),
             },
         }
     }
@@ -439,13 +609,31 @@ impl<'a> Fields<'a> {
         let rows = self.num("rows")?;
         let cols = self.num("cols")?;
         // ConfigureCubeTile takes the valid shape as rows/cols of the CUBE descriptor.
-        let (valid_rows, valid_cols) =
-            if cube { (rows, cols) } else { (self.num("valid_rows")?, self.num("valid_cols")?) };
+        let (valid_rows, valid_cols) = if cube {
+            (rows, cols)
+        } else {
+            (self.num("valid_rows")?, self.num("valid_cols")?)
+        };
         let dtype = self.dtype("dtype")?;
-        let layout = self.named("layout", LAYOUTS, if cube { "CUBE_M16" } else { "RowMajor" })?;
+        let layout = self.named(
+            "layout",
+            LAYOUTS,
+            if cube { "CUBE_M16" } else { "RowMajor" },
+        )?;
         let location = self.named("location", LOCATIONS, if cube { "Matrix" } else { "Any" })?;
         let mask = self.opt_mask("mask")?;
-        Ok(TileSpec { index, capacity, rows, cols, valid_rows, valid_cols, dtype, layout, location, mask })
+        Ok(TileSpec {
+            index,
+            capacity,
+            rows,
+            cols,
+            valid_rows,
+            valid_cols,
+            dtype,
+            layout,
+            location,
+            mask,
+        })
     }
     fn finish(self) -> Result<(), String> {
         for k in self.t.keys() {
@@ -466,20 +654,38 @@ fn check_name(v: &str, list: &[&str], what: &str) -> Result<(), String> {
 }
 
 fn parse_step(t: &toml::Table) -> Result<Op, String> {
-    let op = t.get("op").ok_or("missing field `op`")?.as_str().ok_or("`op` must be a string")?;
-    let mut f = Fields { t, used: Vec::new() };
+    let op = t
+        .get("op")
+        .ok_or("missing field `op`")?
+        .as_str()
+        .ok_or("`op` must be a string")?;
+    let mut f = Fields {
+        t,
+        used: Vec::new(),
+    };
     let op = match op {
         "reset" => Op::Reset,
         "reset-bundle" => Op::ResetBundle,
-        "gpr" => Op::Gpr { pe: f.pe()?, reg: f.ranged("reg", 31)? as u32, value: f.num("value")? },
-        "memory" => Op::Memory { addr: f.num("addr")?, bytes: f.bytes()? },
+        "gpr" => Op::Gpr {
+            pe: f.pe()?,
+            reg: f.ranged("reg", 31)? as u32,
+            value: f.num("value")?,
+        },
+        "memory" => Op::Memory {
+            addr: f.num("addr")?,
+            bytes: f.bytes()?,
+        },
         "store" => {
             let addr = f.num("addr")?;
             let size = f.num("size")?;
             if ![1, 2, 4, 8].contains(&size) {
                 return Err(format!("`size` = {size}: want 1, 2, 4 or 8"));
             }
-            Op::Store { addr, size: size as u32, value: f.num("value")? }
+            Op::Store {
+                addr,
+                size: size as u32,
+                value: f.num("value")?,
+            }
         }
         "tile" => Op::Tile(f.tile_spec(false)?),
         "cube-tile" => Op::CubeTile(f.tile_spec(true)?),
@@ -494,13 +700,23 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
             from_tile: f.ranged("from_tile", u32::MAX as u64)? as u32,
             mask: f.mask("mask")?,
         },
-        "dimension" => Op::Dimension { index: f.ranged("index", 2)? as u32, value: f.num("value")? },
+        "dimension" => Op::Dimension {
+            index: f.ranged("index", 2)? as u32,
+            value: f.num("value")?,
+        },
         "command" => {
             let word = f.opt_ranged("word", u32::MAX as u64)?;
             let asm = f.opt_string("asm")?;
             let source = match (word, asm) {
                 (Some(w), None) => CommandSource::Word(w as u32),
-                (None, Some(a)) => CommandSource::Asm(a),
+                (None, Some(a)) => {
+                    let words =
+                        crate::asm::assemble(&a).map_err(|e| format!("`asm` = `{a}`: {e}"))?;
+                    if words.is_empty() {
+                        return Err(format!("`asm` = `{a}` assembles to no instruction"));
+                    }
+                    CommandSource::Asm(a, words)
+                }
                 (None, None) => return Err("missing field: one of `word`, `asm`".into()),
                 _ => return Err("give only one of `word`, `asm`".into()),
             };
@@ -511,31 +727,52 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
             };
             Op::Command { source, expect }
         }
-        "execute" => Op::Execute { expect: f.exec_expect()? },
+        "execute" => Op::Execute {
+            expect: f.exec_expect()?,
+        },
         "tload" | "tstore" => {
             let index = f.ranged("index", u32::MAX as u64)? as u32;
             let base = f.num("base")?;
             let stride = f.num("stride")?;
             let expect = f.exec_expect()?;
             if op == "tload" {
-                Op::TLoad { index, base, stride, expect }
+                Op::TLoad {
+                    index,
+                    base,
+                    stride,
+                    expect,
+                }
             } else {
-                Op::TStore { index, base, stride, expect }
+                Op::TStore {
+                    index,
+                    base,
+                    stride,
+                    expect,
+                }
             }
         }
-        "fault" => Op::Fault { code: fault_name(f.string("code")?)?, addr: f.opt_num("addr")? },
+        "fault" => Op::Fault {
+            code: fault_name(f.string("code")?)?,
+            addr: f.opt_num("addr")?,
+        },
         "clear-fault" => Op::ClearFault,
         "capture-events" => Op::CaptureEvents { pe: f.pe()? },
         "stop-capture" => Op::StopCapture,
-        "pad-value" => Op::PadValue { pad: f.ranged("pad", 3)? as u8 },
+        "pad-value" => Op::PadValue {
+            pad: f.ranged("pad", 3)? as u8,
+        },
         "tile-location" => Op::TileLocation {
             index: f.ranged("index", u32::MAX as u64)? as u32,
             location: f.named("location", LOCATIONS, "Any")?,
         },
-        "recover-trap" => {
-            Op::RecoverTrap { context: f.ranged("context", 255)? as u32, expect: f.opt_bool("expect")?.unwrap_or(true) }
-        }
-        "expect-memory" => Op::ExpectMemory { addr: f.num("addr")?, bytes: f.bytes()? },
+        "recover-trap" => Op::RecoverTrap {
+            context: f.ranged("context", 255)? as u32,
+            expect: f.opt_bool("expect")?.unwrap_or(true),
+        },
+        "expect-memory" => Op::ExpectMemory {
+            addr: f.num("addr")?,
+            bytes: f.bytes()?,
+        },
         "expect-memory-undefined-shared" => Op::ExpectMemoryUndefinedShared {
             addr: f.num("addr")?,
             id: f.ranged("id", 255)? as u8,
@@ -547,7 +784,11 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
             if ![1, 2, 4, 8].contains(&size) {
                 return Err(format!("`size` = {size}: want 1, 2, 4 or 8"));
             }
-            Op::ExpectLoad { addr, size: size as u32, value: f.num("value")? }
+            Op::ExpectLoad {
+                addr,
+                size: size as u32,
+                value: f.num("value")?,
+            }
         }
         "expect-tile-element" => {
             let tile = f.tile_ref()?;
@@ -562,18 +803,28 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
             };
             if let (TileRef::Shared(_), ElementAt::RowCol(..)) = (tile, at) {
                 // Shared words are addressed by packed element index (ReadSharedTileWord).
-                return Err("a `shared` tile element is addressed by `storage` (packed element index)".into());
+                return Err(
+                    "a `shared` tile element is addressed by `storage` (packed element index)"
+                        .into(),
+                );
             }
             let value = match f.get("value") {
                 None => None,
                 Some(Value::String(s)) if s == "undefined" => Some(ElementValue::Undefined),
-                Some(v) => Some(ElementValue::Value(number(v).map_err(|e| format!("`value`: {e}"))?)),
+                Some(v) => Some(ElementValue::Value(
+                    number(v).map_err(|e| format!("`value`: {e}"))?,
+                )),
             };
             let defined = f.opt_bool("defined")?;
             if value.is_none() && defined.is_none() {
                 return Err("missing field `value` (or `defined`)".into());
             }
-            Op::ExpectTileElement { tile, at, value, defined }
+            Op::ExpectTileElement {
+                tile,
+                at,
+                value,
+                defined,
+            }
         }
         "expect-tile" => {
             let tile = f.tile_ref()?;
@@ -614,14 +865,27 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
                 allocated_by_bundle: f.opt_bool("allocated_by_bundle")?,
             };
             if e == TileExpect::default() {
-                return Err("`expect-tile` checks nothing: give at least one descriptor field".into());
+                return Err(
+                    "`expect-tile` checks nothing: give at least one descriptor field".into(),
+                );
             }
-            Op::ExpectTile { tile, expect: Box::new(e) }
+            Op::ExpectTile {
+                tile,
+                expect: Box::new(e),
+            }
         }
-        "expect-fault" => Op::ExpectFault { code: fault_name(f.string("code")?)? },
-        "expect-fault-address" => Op::ExpectFaultAddress { addr: f.num("addr")? },
-        "expect-capacity-in-use" => Op::ExpectCapacityInUse { bytes: f.num("bytes")? },
-        "expect-events" => Op::ExpectEvents { count: f.num("count")? },
+        "expect-fault" => Op::ExpectFault {
+            code: fault_name(f.string("code")?)?,
+        },
+        "expect-fault-address" => Op::ExpectFaultAddress {
+            addr: f.num("addr")?,
+        },
+        "expect-capacity-in-use" => Op::ExpectCapacityInUse {
+            bytes: f.num("bytes")?,
+        },
+        "expect-events" => Op::ExpectEvents {
+            count: f.num("count")?,
+        },
         "expect-event" => {
             let n = f.num("n")?;
             let kind = f.opt_string("kind")?;
@@ -639,11 +903,16 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
                 write_value: f.opt_num("write_value")?,
             }
         }
-        "expect-bundle-active" => Op::ExpectBundleActive { value: f.bool("value")? },
-        "expect-binding-count" => Op::ExpectBindingCount { count: f.num("count")? },
-        "expect-shared-binding" => {
-            Op::ExpectSharedBinding { n: f.ranged("n", 255)? as u32, consumed: f.bool("consumed")? }
-        }
+        "expect-bundle-active" => Op::ExpectBundleActive {
+            value: f.bool("value")?,
+        },
+        "expect-binding-count" => Op::ExpectBindingCount {
+            count: f.num("count")?,
+        },
+        "expect-shared-binding" => Op::ExpectSharedBinding {
+            n: f.ranged("n", 255)? as u32,
+            consumed: f.bool("consumed")?,
+        },
         "expect-trap-context" => Op::ExpectTrapContext {
             context: f.ranged("context", 255)? as u32,
             valid: f.opt_bool("valid")?,
@@ -656,8 +925,12 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
                 Some(Value::Array(a)) => a
                     .iter()
                     .map(|v| match v {
-                        Value::String(s) if s.chars().all(|c| c == '0' || c == '1') && !s.is_empty() => {
-                            u64::from_str_radix(s, 2).map(PredArg::Num).map_err(|_| format!("bad bit string `{s}`"))
+                        Value::String(s)
+                            if s.chars().all(|c| c == '0' || c == '1') && !s.is_empty() =>
+                        {
+                            u64::from_str_radix(s, 2)
+                                .map(PredArg::Num)
+                                .map_err(|_| format!("bad bit string `{s}`"))
                         }
                         Value::String(s) if s.starts_with(|c: char| c.is_ascii_digit()) => {
                             parse_number_str(s).map(PredArg::Num)
@@ -676,6 +949,28 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
             };
             Op::ExpectPredicate { name, args, value }
         }
+        "expect-transfer" => {
+            let pe = f.pe()?;
+            let base = f.opt_num("base")?;
+            let stride = f.opt_num("stride")?;
+            let source = f.opt_string("source")?;
+            if let Some(src) = &source {
+                if src != "omitted" && src != "encoded" {
+                    return Err(format!("`source` = `{src}`: want `omitted` or `encoded`"));
+                }
+            }
+            if base.is_none() && stride.is_none() && source.is_none() {
+                return Err(
+                    "`expect-transfer` checks nothing: give `base`, `stride` or `source`".into(),
+                );
+            }
+            Op::ExpectTransfer {
+                pe,
+                base,
+                stride,
+                source,
+            }
+        }
         "expect-disasm" => Op::ExpectDisasm {
             word: f.ranged("word", u32::MAX as u64)? as u32,
             contains: f.string("contains")?,
@@ -687,10 +982,11 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
 }
 
 fn fault_name(s: String) -> Result<String, String> {
-    if s.starts_with("Fault_") && s.len() > 6 && s[6..].chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        Ok(s)
-    } else {
-        Err(format!("`code` = `{s}`: want a spec fault name such as `Fault_DataPage`"))
+    match (s.starts_with("Fault_"), s.parse::<crate::Fault>()) {
+        (true, Ok(_)) => Ok(s),
+        _ => Err(format!(
+            "unknown fault `{s}` (spec names such as `Fault_DataPage`)"
+        )),
     }
 }
 
@@ -702,7 +998,10 @@ mod tests {
     fn numbers_accept_integers_decimal_and_hex_strings() {
         assert_eq!(number(&Value::Integer(12)).unwrap(), 12);
         assert_eq!(number(&Value::String("0x320".into())).unwrap(), 0x320);
-        assert_eq!(number(&Value::String("0x8000000000000002".into())).unwrap(), 0x8000_0000_0000_0002);
+        assert_eq!(
+            number(&Value::String("0x8000000000000002".into())).unwrap(),
+            0x8000_0000_0000_0002
+        );
         assert!(number(&Value::Integer(-1)).is_err());
         assert!(number(&Value::String("0x1_0000_0000_0000_0000".into())).is_err());
     }
@@ -717,7 +1016,11 @@ mod tests {
 
     #[test]
     fn malformed_steps_name_the_step_and_reason() {
-        let e = parse("f.toml", "[[step]]\nop = \"reset\"\n[[step]]\nop = \"bogus\"\n").unwrap_err();
+        let e = parse(
+            "f.toml",
+            "[[step]]\nop = \"reset\"\n[[step]]\nop = \"bogus\"\n",
+        )
+        .unwrap_err();
         assert_eq!(e.to_string(), "f.toml: step 2: unknown op `bogus`");
         let e = parse("f.toml", "[[step]]\nop = \"gpr\"\nreg = 2\n").unwrap_err();
         assert_eq!(e.to_string(), "f.toml: step 1: missing field `value`");
@@ -725,7 +1028,11 @@ mod tests {
         assert!(e.to_string().contains("out of range"), "{e}");
         let e = parse("f.toml", "[[step]]\nop = \"tile\"\nindex=0\ncapacity=128\nrows=1\ncols=1\nvalid_rows=1\nvalid_cols=1\ndtype=\"U3\"\n")
             .unwrap_err();
-        assert!(e.to_string().starts_with("f.toml: step 1: unknown dtype `U3`"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("f.toml: step 1: unknown dtype `U3`"),
+            "{e}"
+        );
         let e = parse("f.toml", "[[step]\n").unwrap_err();
         assert!(e.to_string().starts_with("f.toml: bad TOML"), "{e}");
         let e = parse("f.toml", "[[step]]\nop = \"reset\"\nextra = 1\n").unwrap_err();
@@ -740,8 +1047,25 @@ mod tests {
         )
         .unwrap();
         assert_eq!(s.memory_bytes, 4096);
-        assert_eq!(s.steps[0], Op::Memory { addr: 0x320, bytes: vec![0x21, 0x43] });
-        assert_eq!(s.steps[1], Op::Command { source: CommandSource::Word(0xe011_1181), expect: CommandExpect::Executed });
-        assert_eq!(s.steps[2], Op::Execute { expect: ExecExpect::Fault("Fault_DataPage".into()) });
+        assert_eq!(
+            s.steps[0],
+            Op::Memory {
+                addr: 0x320,
+                bytes: vec![0x21, 0x43]
+            }
+        );
+        assert_eq!(
+            s.steps[1],
+            Op::Command {
+                source: CommandSource::Word(0xe011_1181),
+                expect: CommandExpect::Executed
+            }
+        );
+        assert_eq!(
+            s.steps[2],
+            Op::Execute {
+                expect: ExecExpect::Fault("Fault_DataPage".into())
+            }
+        );
     }
 }

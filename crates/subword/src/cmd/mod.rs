@@ -3,6 +3,7 @@
 pub mod asm;
 pub mod demo;
 pub mod pto_asm;
+pub mod pto_run;
 pub mod disasm;
 
 use crate::{AlphaCmd, CmdResult, Failure, PtoCmd};
@@ -27,10 +28,10 @@ pub fn alpha(c: AlphaCmd) -> CmdResult {
 
 pub fn pto(c: PtoCmd) -> CmdResult {
     match c {
-        PtoCmd::Run(_) => not_built("pto run"),
+        PtoCmd::Run(a) => pto_run::run(a),
         PtoCmd::Asm { file } => pto_asm::asm(&file),
         PtoCmd::Disasm { raw, file } => pto_asm::disasm(raw, &file),
-        PtoCmd::Footprint { .. } => not_built("pto footprint"),
-        PtoCmd::Bench => not_built("pto bench"),
+        PtoCmd::Footprint { scenario, svg } => pto_run::footprint(&scenario, &svg),
+        PtoCmd::Bench => pto_run::bench(),
     }
 }

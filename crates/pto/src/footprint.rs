@@ -1,0 +1,407 @@
+//! Footprint picture (`subword pto footprint SCENARIO --svg FILE`): the GM
+//! bytes — and the nibbles of packed four-bit elements — each PE reads or
+//! writes in a scenario's TLOAD/TSTORE steps, drawn as hand-written SVG.
+//!
+//! Layout: one panel per transfer. GM is drawn as lines of `W` bytes, `W`
+//! being the row stride of the lowest selected PE when that is a sensible
+//! width (so each tile row starts a line and row gaps show as grey cells),
+//! otherwise 32. Lines with no access are folded into a "… N lines" marker.
+//! Each byte cell has two halves (low nibble on the right, as a hex byte is
+//! written); a whole-byte access fills both. Colour = PE; solid = write,
+//! pale = read; a red frame marks a byte written by two PEs (a conflict).
+//!
+//! Invariant: the output depends only on the access log, never on
+//! rendering state; the same scenario gives the same bytes of SVG.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use crate::scenario::Transfer;
+use crate::{GmAccess, Nibble};
+
+const CELL: u64 = 18;
+const LEFT: u64 = 96;
+const PE_COLOURS: [&str; 4] = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd"];
+const PE_PALE: [&str; 4] = ["#aec7e8", "#ffbb78", "#98df8a", "#c5b0d5"];
+
+#[derive(Default, Clone, Copy)]
+struct Half {
+    /// Bit set of PEs that read / write this half.
+    read: u8,
+    write: u8,
+}
+
+#[derive(Default, Clone, Copy)]
+struct Cell {
+    low: Half,
+    high: Half,
+    /// (row, col) of the first access, for the tooltip.
+    first: Option<(usize, u64, u64)>,
+}
+
+/// Bytes per drawn line and the address a line starts at (the first row's
+/// base of the lowest PE, so every tile row starts a line).
+fn geometry(accesses: &[GmAccess]) -> (u64, u64) {
+    let pe = accesses.iter().map(|a| a.pe).min().unwrap_or(0);
+    let mine: Vec<&GmAccess> = accesses
+        .iter()
+        .filter(|a| a.pe == pe && a.col == 0)
+        .collect();
+    let r0 = mine.iter().min_by_key(|a| a.row);
+    let r1 = r0.and_then(|r0| mine.iter().filter(|a| a.row > r0.row).min_by_key(|a| a.row));
+    let anchor = r0.map(|a| a.addr).unwrap_or(0);
+    if let (Some(a), Some(b)) = (r0, r1) {
+        let d = b.addr.wrapping_sub(a.addr);
+        let rows = b.row - a.row;
+        if rows > 0 && d % rows == 0 {
+            let s = d / rows;
+            if (4..=64).contains(&s) {
+                return (s, anchor % s);
+            }
+        }
+    }
+    (32, anchor % 32)
+}
+
+fn width_for(accesses: &[GmAccess]) -> u64 {
+    geometry(accesses).0
+}
+
+fn panel(out: &mut String, y0: u64, t: &Transfer) -> u64 {
+    let mut cells: BTreeMap<u64, Cell> = BTreeMap::new();
+    for a in &t.accesses {
+        let n = if a.nibble.is_some() {
+            1
+        } else {
+            a.size.max(1) as u64
+        };
+        for b in a.addr..a.addr.saturating_add(n) {
+            let c = cells.entry(b).or_default();
+            let bit = 1u8 << (a.pe & 3);
+            let halves: &mut [&mut Half] = &mut match a.nibble {
+                Some(Nibble::Low) => vec![&mut c.low],
+                Some(Nibble::High) => vec![&mut c.high],
+                None => vec![&mut c.low, &mut c.high],
+            };
+            for h in halves.iter_mut() {
+                if a.write {
+                    h.write |= bit;
+                } else {
+                    h.read |= bit;
+                }
+            }
+            c.first.get_or_insert((a.pe, a.row, a.col));
+        }
+    }
+    let (w, origin) = geometry(&t.accesses);
+    // Line n covers [origin + (n - 1) * w, origin + n * w): line 0 holds the bytes below origin.
+    let line_of = |b: u64| if b < origin { 0 } else { (b - origin) / w + 1 };
+    let lines: BTreeSet<u64> = cells.keys().map(|&b| line_of(b)).collect();
+    let kind = if t.accesses.iter().any(|a| a.write) {
+        "TSTORE (writes)"
+    } else {
+        "TLOAD (reads)"
+    };
+    let pes: BTreeSet<usize> = t.accesses.iter().map(|a| a.pe).collect();
+    let _ = writeln!(
+        out,
+        r#"<text x="8" y="{}" class="h">step {} ({}): {kind}, {} element accesses by PE {}; {w} bytes per line</text>"#,
+        y0 + 14,
+        t.step,
+        t.op,
+        t.accesses.len(),
+        pes.iter()
+            .map(|p| p.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let mut y = y0 + 24;
+    // Column header: byte offset within the line.
+    for x in 0..w {
+        if x % 4 == 0 {
+            let _ = writeln!(
+                out,
+                r#"<text x="{}" y="{}" class="s">+{x}</text>"#,
+                LEFT + x * CELL + 1,
+                y + 10
+            );
+        }
+    }
+    y += 14;
+    let mut prev: Option<u64> = None;
+    for &line in &lines {
+        if let Some(p) = prev {
+            if line > p + 1 {
+                let _ = writeln!(
+                    out,
+                    r#"<text x="{}" y="{}" class="s">… {} line{} ({} bytes) not accessed</text>"#,
+                    LEFT,
+                    y + 12,
+                    line - p - 1,
+                    if line - p - 1 == 1 { "" } else { "s" },
+                    (line - p - 1) * w
+                );
+                y += CELL;
+            }
+        }
+        prev = Some(line);
+        let base = if line == 0 {
+            0
+        } else {
+            origin + (line - 1) * w
+        };
+        let _ = writeln!(
+            out,
+            r#"<text x="8" y="{}" class="a">{base:#08x}</text>"#,
+            y + 13
+        );
+        for x in 0..w {
+            let addr = base + x;
+            let px = LEFT + x * CELL;
+            let c = cells.get(&addr).copied().unwrap_or_default();
+            // high nibble on the left half, low on the right, as "0xHL" reads.
+            for (half, hx) in [(c.high, px), (c.low, px + CELL / 2)] {
+                let fill = fill_of(half);
+                let _ = writeln!(
+                    out,
+                    r#"<rect x="{hx}" y="{y}" width="{}" height="{}" fill="{fill}"/>"#,
+                    CELL / 2,
+                    CELL - 2
+                );
+            }
+            let conflict = (c.low.write.count_ones() > 1)
+                || (c.high.write.count_ones() > 1)
+                || (c.low.write != 0 && c.high.write != 0 && c.low.write != c.high.write);
+            if conflict {
+                let second = (c.low.write | c.high.write)
+                    & !(1u8 << ((c.low.write | c.high.write).trailing_zeros()));
+                if second != 0 {
+                    let _ = writeln!(
+                        out,
+                        r#"<rect x="{px}" y="{}" width="{CELL}" height="5" fill="{}"/>"#,
+                        y + CELL - 7,
+                        PE_COLOURS[second.trailing_zeros() as usize & 3]
+                    );
+                }
+            }
+            let stroke = if conflict {
+                r##"stroke="#d62728" stroke-width="2.5""##
+            } else {
+                r##"stroke="#ffffff" stroke-width="1""##
+            };
+            let title = match c.first {
+                Some((pe, r, col)) => format!("<title>{addr:#x}: PE{pe} row {r} col {col}</title>"),
+                None => format!("<title>{addr:#x}: not accessed</title>"),
+            };
+            let _ = writeln!(
+                out,
+                r#"<rect x="{px}" y="{y}" width="{CELL}" height="{}" fill="none" {stroke}>{title}</rect>"#,
+                CELL - 2
+            );
+        }
+        y += CELL;
+    }
+    y + 10
+}
+
+fn fill_of(h: Half) -> &'static str {
+    if h.write != 0 {
+        PE_COLOURS[h.write.trailing_zeros() as usize & 3]
+    } else if h.read != 0 {
+        PE_PALE[h.read.trailing_zeros() as usize & 3]
+    } else {
+        "#e8e8e8"
+    }
+}
+
+/// The SVG text for a scenario's transfers. `title` names the scenario.
+pub fn svg(title: &str, transfers: &[Transfer]) -> String {
+    let mut body = String::new();
+    let mut y = 40;
+    if transfers.is_empty() {
+        let _ = writeln!(
+            body,
+            r#"<text x="8" y="{}" class="h">no TLOAD/TSTORE accessed GM in this scenario</text>"#,
+            y + 14
+        );
+        y += 30;
+    }
+    let mut max_w = 32;
+    for t in transfers {
+        max_w = max_w.max(width_for(&t.accesses));
+        y = panel(&mut body, y, t);
+    }
+    // Legend: PE colours, then the cell conventions, one item per line.
+    let mut legend = String::new();
+    let ly = y + 6;
+    for pe in 0..4 {
+        let x = 8 + pe as u64 * 190;
+        let _ = writeln!(
+            legend,
+            r#"<rect x="{x}" y="{ly}" width="14" height="14" fill="{}"/>"#,
+            PE_COLOURS[pe]
+        );
+        let _ = writeln!(
+            legend,
+            r#"<rect x="{}" y="{ly}" width="14" height="14" fill="{}"/>"#,
+            x + 16,
+            PE_PALE[pe]
+        );
+        let _ = writeln!(
+            legend,
+            r#"<text x="{}" y="{}" class="a">PE{pe} write / read</text>"#,
+            x + 36,
+            ly + 12
+        );
+    }
+    let items: [(&str, &str); 3] = [
+        (r##"<rect x="8" y="{Y}" width="14" height="14" fill="#e8e8e8"/>"##, "not accessed (a row gap, or bytes between rows)"),
+        (
+            r##"<rect x="8" y="{Y}" width="7" height="14" fill="#1f77b4"/><rect x="15" y="{Y}" width="7" height="14" fill="#e8e8e8"/>"##,
+            "packed 4-bit element: left half = high nibble (odd column), right half = low nibble (even column)",
+        ),
+        (
+            r##"<rect x="8" y="{Y}" width="14" height="14" fill="none" stroke="#d62728" stroke-width="2.5"/>"##,
+            "red frame: written by two PEs of one TSTORE (conflict); the lower band shows the second PE",
+        ),
+    ];
+    let mut iy = ly + 22;
+    for (shape, text) in items {
+        legend.push_str(&shape.replace("{Y}", &iy.to_string()));
+        legend.push('\n');
+        let _ = writeln!(
+            legend,
+            r#"<text x="30" y="{}" class="a">{text}</text>"#,
+            iy + 12
+        );
+        iy += 20;
+    }
+    let height = iy + 10;
+    let width = (LEFT + max_w * CELL + 20)
+        .max(800)
+        .max(40 + title.chars().count() as u64 * 10);
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace">"#
+    );
+    let _ = writeln!(
+        out,
+        "<style>.h{{font-size:13px;font-weight:bold}} .a{{font-size:12px}} .s{{font-size:10px;fill:#555}} .t{{font-size:15px;font-weight:bold}}</style>"
+    );
+    let _ = writeln!(
+        out,
+        r##"<rect width="100%" height="100%" fill="#ffffff"/>"##
+    );
+    let _ = writeln!(
+        out,
+        r#"<text x="8" y="22" class="t">GM footprint: {}</text>"#,
+        escape(title)
+    );
+    out.push_str(&body);
+    out.push_str(&legend);
+    out.push_str("</svg>\n");
+    out
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(accesses: Vec<GmAccess>) -> Transfer {
+        Transfer {
+            step: 4,
+            op: "execute",
+            accesses,
+        }
+    }
+
+    #[test]
+    fn rows_at_a_byte_stride_start_new_lines_and_gaps_are_grey() {
+        // Two rows of two U32 at stride 12: line width 12, bytes 8..12 of each line untouched.
+        let mut a = Vec::new();
+        for r in 0..2u64 {
+            for c in 0..2u64 {
+                a.push(GmAccess {
+                    pe: 0,
+                    addr: 0x100 + r * 12 + c * 4,
+                    size: 4,
+                    nibble: None,
+                    row: r,
+                    col: c,
+                    write: true,
+                });
+            }
+        }
+        let s = svg("x", &[t(a)]);
+        assert!(s.starts_with("<svg"), "{s}");
+        assert!(s.contains("12 bytes per line"), "{s}");
+        assert!(
+            s.contains("0x108: not accessed"),
+            "the gap byte is drawn as not accessed: {s}"
+        );
+        assert!(s.contains("0x10c: PE0 row 1 col 0"), "row 1 starts a line");
+    }
+
+    #[test]
+    fn nibble_writes_by_two_pes_on_one_byte_are_framed_red() {
+        let a = vec![
+            GmAccess {
+                pe: 0,
+                addr: 0x20,
+                size: 1,
+                nibble: Some(Nibble::Low),
+                row: 0,
+                col: 0,
+                write: true,
+            },
+            GmAccess {
+                pe: 1,
+                addr: 0x20,
+                size: 1,
+                nibble: Some(Nibble::High),
+                row: 0,
+                col: 1,
+                write: true,
+            },
+        ];
+        let s = svg("x", &[t(a)]);
+        assert!(
+            s.contains("#d62728\" stroke-width=\"2.5\"><title>0x20"),
+            "{s}"
+        );
+    }
+
+    #[test]
+    fn far_apart_lines_are_folded() {
+        let a = vec![
+            GmAccess {
+                pe: 0,
+                addr: 0,
+                size: 1,
+                nibble: None,
+                row: 0,
+                col: 0,
+                write: false,
+            },
+            GmAccess {
+                pe: 0,
+                addr: 0x10000,
+                size: 1,
+                nibble: None,
+                row: 1,
+                col: 0,
+                write: false,
+            },
+        ];
+        let s = svg("x", &[t(a)]);
+        assert!(s.contains("not accessed</text>"), "{s}");
+        assert!(s.len() < 20_000, "folded output stays small: {}", s.len());
+    }
+}

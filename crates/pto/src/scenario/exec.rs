@@ -1,0 +1,1017 @@
+//! Scenario execution: each step calls the model primitive it names
+//! (`PTO-SCENARIO.md`), every expectation that does not hold becomes a
+//! [`StepFailure`] and the run goes on, so one run lists every failure.
+//!
+//! After each TLOAD/TSTORE (bundle `execute` or direct `tload`/`tstore`) the
+//! GM access log of the model is analysed for the beyond-the-spec reports
+//! of [`super::report`] and kept for the footprint picture.
+
+use std::str::FromStr;
+
+use super::parse::{
+    CommandExpect, CommandSource, ElementAt, ElementValue, ExecExpect, Op, PredArg, PredValue,
+    Scenario, TileExpect, TileRef, TileSpec,
+};
+use super::report::{analyse_transfer, StrideInfo, TransferContext, Warning};
+use crate::{
+    CommandExecution, DataType, Fault, GmAccess, Machine, TileConfig, TileLayout, TileLocation,
+};
+
+/// Options of a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// What-if: the superseded pre-ADR-0074 element-unit row stride.
+    /// Never the default; for diffing the footprint of an old binary.
+    pub element_stride: bool,
+}
+
+/// One expectation that did not hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepFailure {
+    /// 1-based step number.
+    pub step: usize,
+    pub op: &'static str,
+    pub expected: String,
+    pub got: String,
+}
+
+/// The GM accesses of one TLOAD/TSTORE step, for the footprint picture.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transfer {
+    pub step: usize,
+    pub op: &'static str,
+    pub accesses: Vec<GmAccess>,
+}
+
+/// Result of running one scenario file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileReport {
+    pub file: String,
+    pub name: Option<String>,
+    pub steps_run: usize,
+    pub failures: Vec<StepFailure>,
+    pub warnings: Vec<Warning>,
+    pub transfers: Vec<Transfer>,
+}
+
+impl FileReport {
+    pub fn passed(&self) -> bool {
+        self.failures.is_empty()
+    }
+
+    /// `FILE: step N (OP): expected …, got …`, one line per failure.
+    pub fn failure_lines(&self) -> Vec<String> {
+        self.failures
+            .iter()
+            .map(|f| {
+                format!(
+                    "{}: step {} ({}): expected {}, got {}",
+                    self.file, f.step, f.op, f.expected, f.got
+                )
+            })
+            .collect()
+    }
+
+    /// `FILE: step N (OP): message`, one line per warning.
+    pub fn warning_lines(&self) -> Vec<String> {
+        self.warnings
+            .iter()
+            .map(|w| format!("{}: step {} ({}): {}", self.file, w.step, w.op, w.message))
+            .collect()
+    }
+}
+
+/// Runs every step of `sc` on a fresh machine of `sc.memory_bytes`.
+pub fn run(sc: &Scenario, opts: RunOptions) -> FileReport {
+    let mut m = Machine::new(sc.memory_bytes);
+    m.set_element_stride_mode(opts.element_stride);
+    let mut r = Runner {
+        m,
+        report: FileReport {
+            file: sc.file.clone(),
+            name: sc.name.clone(),
+            steps_run: 0,
+            failures: Vec::new(),
+            warnings: Vec::new(),
+            transfers: Vec::new(),
+        },
+        step: 0,
+        last_transfers: Vec::new(),
+        op: "",
+    };
+    for (i, op) in sc.steps.iter().enumerate() {
+        r.step = i + 1;
+        r.op = op.name();
+        r.exec(op);
+        r.report.steps_run += 1;
+    }
+    r.report
+}
+
+struct Runner {
+    m: Machine,
+    report: FileReport,
+    step: usize,
+    op: &'static str,
+    /// Transfer records of the last TLOAD/TSTORE, for `expect-transfer`.
+    last_transfers: Vec<crate::machine::TransferInfo>,
+}
+
+fn hex(v: u64) -> String {
+    format!("{v:#x}")
+}
+
+fn mask_str(m: u8) -> String {
+    format!("{:04b}", m & 0xf)
+}
+
+fn bytes_str(b: &[u8]) -> String {
+    b.iter()
+        .map(|x| format!("{x:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn fault_from(name: &str) -> Fault {
+    // Names were validated at parse time.
+    Fault::from_str(name).unwrap_or(Fault::None)
+}
+
+fn tile_config(spec: &TileSpec) -> Result<TileConfig, String> {
+    Ok(TileConfig {
+        capacity: spec.capacity,
+        rows: spec.rows,
+        cols: spec.cols,
+        valid_rows: spec.valid_rows,
+        valid_cols: spec.valid_cols,
+        dtype: DataType::from_str(&spec.dtype).map_err(|e| e.to_string())?,
+        layout: TileLayout::from_str(&spec.layout).map_err(|e| e.to_string())?,
+        location: TileLocation::from_str(&spec.location).map_err(|e| e.to_string())?,
+        mask: spec.mask,
+    })
+}
+
+impl Runner {
+    fn fail(&mut self, expected: impl Into<String>, got: impl Into<String>) {
+        self.report.failures.push(StepFailure {
+            step: self.step,
+            op: self.op,
+            expected: expected.into(),
+            got: got.into(),
+        });
+    }
+
+    fn check<T: PartialEq>(
+        &mut self,
+        what: &str,
+        expected: T,
+        got: T,
+        show: impl Fn(&T) -> String,
+    ) {
+        if expected != got {
+            let (e, g) = (show(&expected), show(&got));
+            self.fail(format!("{what} {e}"), g);
+        }
+    }
+
+    fn setup<T>(&mut self, what: &str, r: Result<T, Fault>) -> Option<T> {
+        match r {
+            Ok(v) => Some(v),
+            Err(f) => {
+                self.fail(format!("{what} to succeed"), f.to_string());
+                None
+            }
+        }
+    }
+
+    fn exec(&mut self, op: &Op) {
+        match op {
+            Op::Reset => {
+                self.m.reset_profile_state();
+            }
+            Op::ResetBundle => {
+                self.m.reset_bundle_control_state();
+            }
+            Op::Gpr { pe, reg, value } => {
+                let pe = pe.unwrap_or_else(|| self.m.current_pe());
+                self.m.write_pe_gpr(pe, *reg, *value);
+            }
+            Op::Memory { addr, bytes } => {
+                for (i, b) in bytes.iter().enumerate() {
+                    let a = addr.wrapping_add(i as u64);
+                    let r = self.m.write_memory_byte(a, *b);
+                    if self
+                        .setup(&format!("memory write at {}", hex(a)), r)
+                        .is_none()
+                    {
+                        break;
+                    }
+                }
+            }
+            Op::Store { addr, size, value } => {
+                let r = self.m.store(*addr, *size, *value);
+                self.setup(&format!("store of {size} bytes at {}", hex(*addr)), r);
+            }
+            Op::Tile(spec) | Op::CubeTile(spec) => match tile_config(spec) {
+                Ok(cfg) => {
+                    let r = self.m.configure_tile(spec.index, &cfg);
+                    self.setup(&format!("configuring tile {}", spec.index), r);
+                }
+                Err(e) => self.fail("a valid tile configuration", e),
+            },
+            Op::TileElement {
+                index,
+                row,
+                col,
+                value,
+            } => {
+                let r = self.m.write_tile_element(*index, *row, *col, *value);
+                self.setup(&format!("writing tile {index} element ({row}, {col})"), r);
+            }
+            Op::SharedTile {
+                id,
+                from_tile,
+                mask,
+            } => {
+                let r = self.m.install_shared_tile(*id, *from_tile, *mask);
+                self.setup(&format!("installing S{id} from tile {from_tile}"), r);
+            }
+            Op::Dimension { index, value } => {
+                self.m.set_bundle_dimension(*index, *value);
+            }
+            Op::Command { source, expect } => {
+                let words: Vec<u32> = match source {
+                    CommandSource::Word(w) => vec![*w],
+                    CommandSource::Asm(_, ws) => ws.clone(),
+                };
+                for w in words {
+                    let got = self.m.execute_command_instruction(w);
+                    let want = match expect {
+                        CommandExpect::Executed => CommandExecution::Executed,
+                        CommandExpect::Rejected => CommandExecution::Rejected,
+                    };
+                    if got != want {
+                        let fault = self.m.last_fault();
+                        let got_s = match got {
+                            CommandExecution::Executed => "executed".to_string(),
+                            CommandExecution::Rejected => format!("rejected ({fault})"),
+                        };
+                        let want_s = match want {
+                            CommandExecution::Executed => "executed",
+                            CommandExecution::Rejected => "rejected",
+                        };
+                        self.fail(format!("{} {want_s}", hex(w as u64)), got_s);
+                    }
+                }
+            }
+            Op::Execute { expect } => {
+                let completed = self.m.execute_bundle_tile_operation();
+                self.check_exec(expect, completed);
+                self.after_transfer();
+            }
+            Op::TLoad {
+                index,
+                base,
+                stride,
+                expect,
+            } => match ext::tload(&mut self.m, *index, *base, *stride) {
+                Ok(completed) => {
+                    self.check_exec(expect, completed);
+                    self.after_transfer();
+                }
+                Err(e) => self.fail("the direct TLOAD handler", e),
+            },
+            Op::TStore {
+                index,
+                base,
+                stride,
+                expect,
+            } => match ext::tstore(&mut self.m, *index, *base, *stride) {
+                Ok(completed) => {
+                    self.check_exec(expect, completed);
+                    self.after_transfer();
+                }
+                Err(e) => self.fail("the direct TSTORE handler", e),
+            },
+            Op::Fault { code, addr } => self.m.set_fault(fault_from(code), *addr),
+            Op::ClearFault => self.m.clear_fault(),
+            Op::CaptureEvents { pe } => {
+                let pe = pe.unwrap_or_else(|| self.m.current_pe());
+                if let Err(e) = ext::start_capture(&mut self.m, pe) {
+                    self.fail("memory event capture", e);
+                }
+            }
+            Op::StopCapture => ext::stop_capture(&mut self.m),
+            Op::PadValue { pad } => {
+                if let Err(e) = ext::set_pad_value(&mut self.m, *pad) {
+                    self.fail("setting the bundle PadValue", e);
+                }
+            }
+            Op::TileLocation { index, location } => {
+                let loc = TileLocation::from_str(location).unwrap_or(TileLocation::Any);
+                if let Err(e) = ext::set_tile_location(&mut self.m, *index, loc) {
+                    self.fail("setting the tile location", e);
+                }
+            }
+            Op::RecoverTrap { context, expect } => {
+                match ext::recover_trap_context(&mut self.m, *context) {
+                    Ok(got) => self.check(
+                        &format!("RecoverTrapContext({context}) ="),
+                        *expect,
+                        got,
+                        |b| b.to_string(),
+                    ),
+                    Err(e) => self.fail("RecoverTrapContext", e),
+                }
+            }
+            Op::ExpectMemory { addr, bytes } => {
+                let mut got = Vec::new();
+                for i in 0..bytes.len() {
+                    match self.m.read_memory_byte(addr.wrapping_add(i as u64)) {
+                        Ok(b) => got.push(b),
+                        Err(f) => {
+                            self.fail(
+                                format!("bytes {} at {}", bytes_str(bytes), hex(*addr)),
+                                f.to_string(),
+                            );
+                            return;
+                        }
+                    }
+                }
+                if &got != bytes {
+                    self.fail(
+                        format!("bytes {} at {}", bytes_str(bytes), hex(*addr)),
+                        bytes_str(&got),
+                    );
+                }
+            }
+            Op::ExpectMemoryUndefinedShared { addr, id, index } => {
+                let want = (Machine::undefined_shared_tile_word(*id, *index) & 0xff) as u8;
+                match self.m.read_memory_byte(*addr) {
+                    Ok(b) if b == want => {}
+                    Ok(b) => self.fail(
+                        format!(
+                            "byte {want:02x} (UndefinedSharedTileWord({id}, {index})[7:0]) at {}",
+                            hex(*addr)
+                        ),
+                        format!("{b:02x}"),
+                    ),
+                    Err(f) => {
+                        self.fail(format!("byte {want:02x} at {}", hex(*addr)), f.to_string())
+                    }
+                }
+            }
+            Op::ExpectLoad { addr, size, value } => match self.m.load_unsigned(*addr, *size) {
+                Ok(v) => self.check(
+                    &format!("LoadUnsigned({}, {size}) =", hex(*addr)),
+                    *value,
+                    v,
+                    |x| hex(*x),
+                ),
+                Err(f) => self.fail(
+                    format!("LoadUnsigned({}, {size}) = {}", hex(*addr), hex(*value)),
+                    f.to_string(),
+                ),
+            },
+            Op::ExpectTileElement {
+                tile,
+                at,
+                value,
+                defined,
+            } => self.expect_element(*tile, *at, *value, *defined),
+            Op::ExpectTile { tile, expect } => self.expect_tile(*tile, expect),
+            Op::ExpectFault { code } => {
+                let got = self.m.last_fault();
+                self.check("_LastFault", fault_from(code), got, |f| f.to_string());
+            }
+            Op::ExpectFaultAddress { addr } => {
+                let got = self.m.fault_address();
+                self.check("_FaultAddress", *addr, got, |x| hex(*x));
+            }
+            Op::ExpectCapacityInUse { bytes } => {
+                let got = self.m.core_tile_capacity_in_use();
+                self.check("CoreTileCapacityInUse", *bytes, got, |x| x.to_string());
+            }
+            Op::ExpectEvents { count } => match ext::memory_event_count(&self.m) {
+                Ok(n) => self.check("_MemoryEventCount", *count, n, |x| x.to_string()),
+                Err(e) => self.fail(format!("_MemoryEventCount {count}"), e),
+            },
+            Op::ExpectEvent {
+                n,
+                kind,
+                addr,
+                size,
+                read_value,
+                write_value,
+            } => match ext::memory_event(&self.m, *n) {
+                Ok(Some(ev)) => {
+                    if let Some(k) = kind {
+                        self.check(
+                            &format!("event {n} kind"),
+                            k.clone(),
+                            ev.kind.to_string(),
+                            |s| s.clone(),
+                        );
+                    }
+                    if let Some(a) = addr {
+                        self.check(&format!("event {n} address"), *a, ev.address, |x| hex(*x));
+                    }
+                    if let Some(s) = size {
+                        self.check(&format!("event {n} size"), *s, ev.size_bytes, |x| {
+                            x.to_string()
+                        });
+                    }
+                    if let Some(v) = read_value {
+                        self.check(&format!("event {n} read value"), *v, ev.read_value, |x| {
+                            hex(*x)
+                        });
+                    }
+                    if let Some(v) = write_value {
+                        self.check(&format!("event {n} write value"), *v, ev.write_value, |x| {
+                            hex(*x)
+                        });
+                    }
+                }
+                Ok(None) => self.fail(format!("memory event {n}"), "no such event"),
+                Err(e) => self.fail(format!("memory event {n}"), e),
+            },
+            Op::ExpectBundleActive { value } => match ext::bundle_active(&self.m) {
+                Ok(b) => self.check("_BundleActive", *value, b, |x| x.to_string()),
+                Err(e) => self.fail(format!("_BundleActive {value}"), e),
+            },
+            Op::ExpectBindingCount { count } => match ext::bundle_tile_binding_count(&self.m) {
+                Ok(n) => self.check("BundleTileBindingCount", *count, n, |x| x.to_string()),
+                Err(e) => self.fail(format!("BundleTileBindingCount {count}"), e),
+            },
+            Op::ExpectSharedBinding { n, consumed } => {
+                match ext::shared_binding_consumed(&self.m, *n) {
+                    Ok(b) => self.check(
+                        &format!("Shared binding {n} consumed ="),
+                        *consumed,
+                        b,
+                        |x| x.to_string(),
+                    ),
+                    Err(e) => self.fail(format!("Shared binding {n} consumed = {consumed}"), e),
+                }
+            }
+            Op::ExpectTrapContext {
+                context,
+                valid,
+                allocated_by_bundle,
+            } => match ext::trap_context(&self.m, *context) {
+                Ok((v, a)) => {
+                    if let Some(want) = valid {
+                        self.check(&format!("trap context {context} valid ="), *want, v, |x| {
+                            x.to_string()
+                        });
+                    }
+                    if let Some(want) = allocated_by_bundle {
+                        self.check(
+                                &format!("trap context {context} binding 0 destination_allocated_by_bundle ="),
+                                *want,
+                                a,
+                                |x| x.to_string(),
+                            );
+                    }
+                }
+                Err(e) => self.fail(format!("trap context {context}"), e),
+            },
+            Op::ExpectPredicate { name, args, value } => {
+                match ext::predicate(&self.m, name, args) {
+                    Ok(got) => {
+                        if got != *value {
+                            self.fail(
+                                format!("{name}({}) = {}", args_str(args), pred_str(*value)),
+                                pred_str(got),
+                            );
+                        }
+                    }
+                    Err(e) => self.fail(
+                        format!("{name}({}) = {}", args_str(args), pred_str(*value)),
+                        e,
+                    ),
+                }
+            }
+            Op::ExpectTransfer {
+                pe,
+                base,
+                stride,
+                source,
+            } => {
+                let pe = pe.unwrap_or_else(|| self.m.current_pe());
+                let Some(t) = self.last_transfers.iter().find(|t| t.pe == pe).cloned() else {
+                    self.fail(
+                        format!("a TLOAD/TSTORE transfer of PE{pe}"),
+                        "none recorded",
+                    );
+                    return;
+                };
+                if let Some(b) = base {
+                    self.check(&format!("PE{pe} base address"), *b, t.base, |x| hex(*x));
+                }
+                if let Some(st) = stride {
+                    self.check(
+                        &format!("PE{pe} row_stride_bytes"),
+                        *st,
+                        t.row_stride_bytes,
+                        |x| x.to_string(),
+                    );
+                }
+                if let Some(src) = source {
+                    let got = match t.stride_source {
+                        crate::machine::StrideSource::Omitted => "omitted",
+                        crate::machine::StrideSource::Encoded => "encoded",
+                    };
+                    self.check(
+                        &format!("PE{pe} stride source"),
+                        src.clone(),
+                        got.to_string(),
+                        |x| x.clone(),
+                    );
+                }
+            }
+            Op::ExpectDisasm { word, contains } => match crate::asm::disassemble(*word) {
+                Ok(text) if text.contains(contains.as_str()) => {}
+                Ok(text) => self.fail(
+                    format!(
+                        "disassembly of {} to contain `{contains}`",
+                        hex(*word as u64)
+                    ),
+                    format!("`{text}`"),
+                ),
+                Err(r) => self.fail(
+                    format!(
+                        "disassembly of {} to contain `{contains}`",
+                        hex(*word as u64)
+                    ),
+                    r.to_string(),
+                ),
+            },
+        }
+    }
+
+    fn check_exec(&mut self, expect: &ExecExpect, completed: bool) {
+        let fault = self.m.last_fault();
+        let got = if completed {
+            "completed".to_string()
+        } else {
+            format!("fault:{fault}")
+        };
+        match expect {
+            ExecExpect::Any => {}
+            ExecExpect::Completed if !completed => self.fail("completed", got),
+            ExecExpect::Fault(f) if completed || fault != fault_from(f) => {
+                self.fail(format!("fault:{f}"), got)
+            }
+            _ => {}
+        }
+    }
+
+    /// Analyse the access log and transfer records of the TLOAD/TSTORE that just ran.
+    fn after_transfer(&mut self) {
+        let accesses = self.m.take_accesses();
+        self.last_transfers = self.m.take_transfers();
+        let strides: Vec<StrideInfo> = self
+            .last_transfers
+            .iter()
+            .map(|t| StrideInfo {
+                pe: t.pe,
+                element_bits: t.data_type.element_bits() as u64,
+                physical_columns: t.physical_columns,
+                valid_rows: t.valid_rows,
+                valid_columns: t.valid_columns,
+                row_stride_bytes: t.row_stride_bytes,
+                encoded: t.stride_source == crate::machine::StrideSource::Encoded,
+            })
+            .collect();
+        let ctx = TransferContext {
+            step: self.step,
+            op: self.op,
+        };
+        self.report
+            .warnings
+            .extend(analyse_transfer(&ctx, &accesses, &strides));
+        if !accesses.is_empty() {
+            self.report.transfers.push(Transfer {
+                step: self.step,
+                op: self.op,
+                accesses,
+            });
+        }
+    }
+
+    fn resolve_local(&mut self, tile: TileRef) -> Option<u32> {
+        match tile {
+            TileRef::Index(i) => Some(i),
+            TileRef::Binding(b) => {
+                let t = self.m.bundle_destination_tile(b);
+                if t.is_none() {
+                    self.fail(format!("binding {b} to have a destination tile"), "none");
+                }
+                t
+            }
+            TileRef::Shared(_) => None,
+        }
+    }
+
+    fn expect_element(
+        &mut self,
+        tile: TileRef,
+        at: ElementAt,
+        value: Option<ElementValue>,
+        defined: Option<bool>,
+    ) {
+        let got: Result<Option<u64>, String> = match (tile, at) {
+            (TileRef::Shared(id), ElementAt::Storage(i)) => {
+                self.m
+                    .read_shared_tile_word(id, i)
+                    .map_err(|f| f.to_string())
+                    .map(|v| match v {
+                        // The model may spell an undefined word as the UndefinedSharedTileWord value.
+                        Some(w) if w == Machine::undefined_shared_tile_word(id, i) => None,
+                        o => o,
+                    })
+            }
+            (TileRef::Shared(_), ElementAt::RowCol(..)) => {
+                Err("shared elements need `storage`".into())
+            }
+            (t, at) => {
+                let Some(index) = self.resolve_local(t) else {
+                    return;
+                };
+                match at {
+                    ElementAt::RowCol(r, c) => self
+                        .m
+                        .read_tile_element(index, r, c)
+                        .map_err(|f| f.to_string()),
+                    ElementAt::Storage(s) => match self.m.tile_payload(index, s) {
+                        Some((v, true)) => Ok(Some(v)),
+                        Some((_, false)) => Ok(None),
+                        None => Err(format!("storage index {s} outside tile {index}")),
+                    },
+                }
+            }
+        };
+        let place = match at {
+            ElementAt::RowCol(r, c) => format!("({r}, {c})"),
+            ElementAt::Storage(s) => format!("[{s}]"),
+        };
+        let got = match got {
+            Ok(v) => v,
+            Err(e) => {
+                self.fail(format!("element {place} readable"), e);
+                return;
+            }
+        };
+        let got_s = got.map(hex).unwrap_or_else(|| "undefined".into());
+        match value {
+            Some(ElementValue::Value(v)) if got != Some(v) => {
+                self.fail(format!("element {place} = {}", hex(v)), got_s.clone())
+            }
+            Some(ElementValue::Undefined) if got.is_some() => {
+                self.fail(format!("element {place} undefined"), got_s.clone())
+            }
+            _ => {}
+        }
+        if let Some(d) = defined {
+            if got.is_some() != d {
+                self.fail(
+                    format!(
+                        "element {place} {}",
+                        if d { "defined" } else { "undefined" }
+                    ),
+                    got_s,
+                );
+            }
+        }
+    }
+
+    fn expect_tile(&mut self, tile: TileRef, e: &TileExpect) {
+        // destination_allocated_by_bundle is a binding property: it is answered
+        // even when the binding published no destination tile.
+        if let Some(v) = e.allocated_by_bundle {
+            let binding = match tile {
+                TileRef::Binding(b) => b,
+                _ => 0,
+            };
+            match ext::destination_allocated_by_bundle(&self.m, binding) {
+                Ok(g) => self.check(
+                    &format!("binding {binding} destination_allocated_by_bundle ="),
+                    v,
+                    g,
+                    |x| x.to_string(),
+                ),
+                Err(err) => self.fail(
+                    format!("binding {binding} destination_allocated_by_bundle = {v}"),
+                    err,
+                ),
+            }
+            let rest = TileExpect {
+                allocated_by_bundle: None,
+                ..e.clone()
+            };
+            if rest == TileExpect::default() {
+                return;
+            }
+        }
+        let (info, shared) = match tile {
+            TileRef::Shared(id) => {
+                let s = self.m.shared_tile_record(id).clone();
+                (s.tile.clone(), Some((id, s)))
+            }
+            t => {
+                let Some(index) = self.resolve_local(t) else {
+                    return;
+                };
+                match self.m.tile_record(index) {
+                    Some(i) => (i.clone(), None),
+                    None => {
+                        self.fail(format!("tile {index}"), "no such tile");
+                        return;
+                    }
+                }
+            }
+        };
+        let b = |x: &bool| x.to_string();
+        let n = |x: &u64| x.to_string();
+        if let Some(v) = e.allocated {
+            self.check("allocated =", v, info.allocated, b);
+        }
+        if let Some(v) = e.capacity {
+            self.check("capacity_bytes =", v, info.capacity_bytes, n);
+        }
+        if let Some(v) = e.rows {
+            self.check("rows =", v, info.rows, n);
+        }
+        if let Some(v) = e.cols {
+            self.check("columns =", v, info.columns, n);
+        }
+        if let Some(v) = e.valid_rows {
+            self.check("valid_rows =", v, info.valid_rows, n);
+        }
+        if let Some(v) = e.valid_cols {
+            self.check("valid_columns =", v, info.valid_columns, n);
+        }
+        if let Some(v) = &e.dtype {
+            self.check("data type", v.clone(), info.data_type.to_string(), |s| {
+                s.clone()
+            });
+        }
+        if let Some(v) = &e.layout {
+            self.check("layout", v.clone(), info.layout.name().to_string(), |s| {
+                s.clone()
+            });
+        }
+        if let Some(v) = &e.location {
+            self.check(
+                "location",
+                v.clone(),
+                info.location.name().to_string(),
+                |s| s.clone(),
+            );
+        }
+        if let Some(v) = e.contents_defined {
+            self.check("contents_defined =", v, info.contents_defined, b);
+        }
+        if let Some(v) = e.defined_valid_elements {
+            match ext::defined_valid_elements(&info) {
+                Ok(got) => self.check("defined_valid_elements =", v, got, n),
+                Err(err) => self.fail(format!("defined_valid_elements = {v}"), err),
+            }
+        }
+        if let Some(v) = e.allocation_mask {
+            let got = match (&shared, tile) {
+                (Some((_, s)), _) => Ok(s.allocation_mask),
+                (None, t) => match self.resolve_local(t) {
+                    Some(i) => ext::tile_allocation_mask(&self.m, i),
+                    None => return,
+                },
+            };
+            match got {
+                Ok(g) => self.check("allocation mask", v, g, |x| mask_str(*x)),
+                Err(err) => self.fail(format!("allocation mask {}", mask_str(v)), err),
+            }
+        }
+        if let Some(v) = e.initialized_mask {
+            match &shared {
+                Some((_, s)) => {
+                    let g = s.initialized_mask;
+                    self.check("initialized mask", v, g, |x| mask_str(*x))
+                }
+                None => self.fail("initialized_mask on a Shared tile", "a Local tile"),
+            }
+        }
+        if let Some(v) = e.descriptor_valid {
+            match &shared {
+                Some((_, s)) => {
+                    let g = s.descriptor_valid;
+                    self.check("descriptor_valid =", v, g, b)
+                }
+                None => self.fail("descriptor_valid on a Shared tile", "a Local tile"),
+            }
+        }
+        if let Some(v) = e.fully_initialized {
+            match &shared {
+                Some((id, _)) => {
+                    let g = self.m.shared_tile_fully_initialized(*id);
+                    self.check("SharedTileFullyInitialized =", v, g, b)
+                }
+                None => self.fail("fully_initialized on a Shared tile", "a Local tile"),
+            }
+        }
+    }
+}
+
+fn args_str(args: &[PredArg]) -> String {
+    args.iter()
+        .map(|a| match a {
+            PredArg::Num(n) => n.to_string(),
+            PredArg::Name(s) => s.clone(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn pred_str(v: PredValue) -> String {
+    match v {
+        PredValue::Bool(b) => b.to_string(),
+        PredValue::Num(n) => hex(n),
+    }
+}
+
+/// The model primitives beyond the core table of `PTO-SCENARIO.md`. Each
+/// returns `Err(reason)` when the model cannot answer, which the runner
+/// reports as a failed expectation (never a panic).
+mod ext {
+    use super::*;
+    use crate::machine::MemoryEventKind;
+
+    pub struct Event {
+        pub kind: &'static str,
+        pub address: u64,
+        pub size_bytes: u64,
+        pub read_value: u64,
+        pub write_value: u64,
+    }
+
+    fn unsupported(what: &str) -> String {
+        format!("no model primitive for {what}")
+    }
+
+    /// Direct `TLOAD(tile, base, stride)`; `Ok(false)` when it faulted (see `_LastFault`).
+    pub fn tload(m: &mut Machine, tile: u32, base: u64, stride: u64) -> Result<bool, String> {
+        Ok(m.tload(tile, base, stride).is_ok())
+    }
+
+    /// Direct `TSTORE(base, stride, tile)`.
+    pub fn tstore(m: &mut Machine, tile: u32, base: u64, stride: u64) -> Result<bool, String> {
+        Ok(m.tstore(base, stride, tile).is_ok())
+    }
+
+    pub fn start_capture(m: &mut Machine, pe: usize) -> Result<(), String> {
+        m.start_memory_event_capture(pe);
+        Ok(())
+    }
+
+    pub fn stop_capture(m: &mut Machine) {
+        m.stop_memory_event_capture();
+    }
+
+    pub fn memory_event_count(m: &Machine) -> Result<u64, String> {
+        Ok(m.memory_events().len() as u64)
+    }
+
+    pub fn memory_event(m: &Machine, n: u64) -> Result<Option<Event>, String> {
+        Ok(m.memory_events().get(n as usize).map(|e| Event {
+            kind: match e.kind {
+                MemoryEventKind::Load => "load",
+                MemoryEventKind::Store => "store",
+            },
+            address: e.address,
+            size_bytes: e.size_bytes as u64,
+            read_value: e.read_value,
+            write_value: e.write_value,
+        }))
+    }
+
+    pub fn set_pad_value(m: &mut Machine, pad: u8) -> Result<(), String> {
+        m.set_bundle_pad_value(pad as u32);
+        Ok(())
+    }
+
+    pub fn set_tile_location(m: &mut Machine, index: u32, loc: TileLocation) -> Result<(), String> {
+        m.set_tile_location(index, loc);
+        Ok(())
+    }
+
+    /// Trap contexts (`_TrapContexts`, `RecoverTrapContext`) are not modelled.
+    pub fn recover_trap_context(_m: &mut Machine, _n: u32) -> Result<bool, String> {
+        Err(unsupported("RecoverTrapContext"))
+    }
+
+    pub fn trap_context(_m: &Machine, _n: u32) -> Result<(bool, bool), String> {
+        Err(unsupported("_TrapContexts"))
+    }
+
+    pub fn bundle_active(m: &Machine) -> Result<bool, String> {
+        Ok(m.bundle_state().active)
+    }
+
+    pub fn bundle_tile_binding_count(m: &Machine) -> Result<u64, String> {
+        Ok(m.bundle_state()
+            .tile_bindings
+            .iter()
+            .filter(|b| b.valid)
+            .count() as u64)
+    }
+
+    pub fn shared_binding_consumed(m: &Machine, n: u32) -> Result<bool, String> {
+        m.bundle_state()
+            .shared_bindings
+            .get(n as usize)
+            .map(|b| b.consumed)
+            .ok_or_else(|| format!("no Shared binding {n}"))
+    }
+
+    pub fn destination_allocated_by_bundle(m: &Machine, binding: u32) -> Result<bool, String> {
+        m.bundle_state()
+            .tile_bindings
+            .get(binding as usize)
+            .map(|b| b.allocated_by_bundle)
+            .ok_or_else(|| format!("no tile binding {binding}"))
+    }
+
+    pub fn tile_allocation_mask(m: &Machine, index: u32) -> Result<u8, String> {
+        Ok(m.tile_allocation_mask(index))
+    }
+
+    pub fn defined_valid_elements(info: &crate::tile::TileInfo) -> Result<u64, String> {
+        Ok(info.defined_valid_elements())
+    }
+
+    fn arg_num(args: &[PredArg], i: usize) -> Result<u64, String> {
+        match args.get(i) {
+            Some(PredArg::Num(n)) => Ok(*n),
+            Some(PredArg::Name(s)) => Err(format!("argument {} `{s}` must be a number", i + 1)),
+            None => Err(format!("missing argument {}", i + 1)),
+        }
+    }
+
+    fn arg_dtype(args: &[PredArg], i: usize) -> Result<DataType, String> {
+        match args.get(i) {
+            Some(PredArg::Name(s)) => DataType::from_str(s).map_err(|e| e.to_string()),
+            Some(PredArg::Num(n)) => {
+                DataType::from_code(*n as u32).ok_or_else(|| format!("reserved DataType code {n}"))
+            }
+            None => Err(format!("missing argument {}", i + 1)),
+        }
+    }
+
+    /// The contract predicates and pure functions the AVS points assert, by
+    /// their ASL names, answered by the model's own functions.
+    pub fn predicate(_m: &Machine, name: &str, args: &[PredArg]) -> Result<PredValue, String> {
+        match name {
+            "DecodeTileMemoryElementRaw" => {
+                let raw = arg_num(args, 0)?;
+                let dt = arg_dtype(args, 1)?;
+                let high = arg_num(args, 2)? != 0;
+                Ok(PredValue::Num(
+                    crate::memory::decode_tile_memory_element_raw(raw, dt, high),
+                ))
+            }
+            "SharedStorePEMaskLegal" | "InstructionContractSharedMaskLegal_TSTORE" => {
+                let function = arg_num(args, 0)? as u32;
+                let mask = arg_num(args, 1)? as u8;
+                Ok(PredValue::Bool(crate::bundle::shared_store_pe_mask_legal(
+                    function, mask,
+                )))
+            }
+            // The contract predicate is "the code names an assigned DataType".
+            "InstructionContractDataTypeLegal_TLOAD" => Ok(PredValue::Bool(
+                DataType::from_code(arg_num(args, 0)? as u32).is_some(),
+            )),
+            // asl/tile/memory-and-data-movement/regular/TSTORE.asl:
+            // InstructionContractDenseStride_TSTORE(columns, dt) = TileDenseRowStrideBytes.
+            "InstructionContractDenseStride_TSTORE" => Ok(PredValue::Num(
+                crate::addressing::tile_dense_row_stride_bytes(
+                    arg_num(args, 0)?,
+                    arg_dtype(args, 1)?,
+                ),
+            )),
+            // Same file: InstructionContractZeroMaskNoEffect_TSTORE(mask) = (mask == '0000'),
+            // the PE_MASK 0000 strict no-op contract.
+            "InstructionContractZeroMaskNoEffect_TSTORE" => {
+                Ok(PredValue::Bool(arg_num(args, 0)? == 0))
+            }
+            "MinimumTileCapacityBytesForShape" => Ok(PredValue::Num(
+                crate::tile::minimum_tile_capacity_bytes_for_shape(
+                    arg_num(args, 0)?,
+                    arg_num(args, 1)?,
+                    arg_num(args, 2)?,
+                    arg_dtype(args, 3)?,
+                ),
+            )),
+            _ => Err(unsupported(name)),
+        }
+    }
+}

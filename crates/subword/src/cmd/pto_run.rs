@@ -1,0 +1,298 @@
+//! `subword pto run`, `subword pto footprint`, `subword pto bench`.
+//!
+//! `pto run` (CONTRACT.md): exit 0 when every expectation of every file held,
+//! 1 when any failed — each failure on stdout as
+//! `FILE: step N (OP): expected …, got …` — and 2 when a file is malformed
+//! (`subword: FILE: step N: reason`). Beyond-the-spec reports (cross-PE
+//! conflicts, stride units) go to stderr as `subword: warning: …` and never
+//! change the status.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use pto::scenario::{self, FileReport, RunOptions, Scenario};
+
+use crate::{CmdResult, Failure, Outcome, PtoRunArgs};
+
+fn load_all(paths: &[PathBuf]) -> Result<Vec<Scenario>, Failure> {
+    paths
+        .iter()
+        .map(|p| scenario::load(p).map_err(|e| Failure(e.to_string())))
+        .collect()
+}
+
+fn warn_all(reports: &[FileReport]) {
+    for r in reports {
+        for line in r.warning_lines() {
+            eprintln!("subword: warning: {line}");
+        }
+    }
+}
+
+/// `subword pto run [--json] [--element-stride] SCENARIO.toml...`
+pub fn run(args: PtoRunArgs) -> CmdResult {
+    let scenarios = load_all(&args.scenarios)?;
+    let opts = RunOptions {
+        element_stride: args.element_stride,
+    };
+    if opts.element_stride {
+        eprintln!(
+            "subword: warning: --element-stride: running with the superseded pre-ADR-0074 element-unit row stride \
+             (what-if only; the architecture's stride is in bytes)"
+        );
+    }
+    let reports: Vec<FileReport> = scenarios.iter().map(|s| scenario::run(s, opts)).collect();
+    warn_all(&reports);
+    let failures: usize = reports.iter().map(|r| r.failures.len()).sum();
+    if args.json {
+        let v = scenario::to_json(&reports, opts);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&v).map_err(|e| Failure(e.to_string()))?
+        );
+    } else {
+        for r in &reports {
+            for line in r.failure_lines() {
+                println!("{line}");
+            }
+        }
+        let steps: usize = reports.iter().map(|r| r.steps_run).sum();
+        let failed_files = reports.iter().filter(|r| !r.passed()).count();
+        if failures == 0 {
+            println!(
+                "{} file(s), {steps} steps: every expectation held",
+                reports.len()
+            );
+        } else {
+            println!(
+                "{} file(s), {steps} steps: {failures} expectation(s) failed in {failed_files} file(s)",
+                reports.len()
+            );
+        }
+    }
+    Ok(Outcome::Status(if failures == 0 { 0 } else { 1 }))
+}
+
+/// `subword pto footprint SCENARIO --svg FILE`
+pub fn footprint(scenario_path: &Path, svg_path: &Path) -> CmdResult {
+    let sc = scenario::load(scenario_path).map_err(|e| Failure(e.to_string()))?;
+    let report = scenario::run(&sc, RunOptions::default());
+    warn_all(std::slice::from_ref(&report));
+    for line in report.failure_lines() {
+        println!("{line}");
+    }
+    let title = match &sc.name {
+        Some(n) => format!("{} ({})", n, scenario_path.display()),
+        None => scenario_path.display().to_string(),
+    };
+    let svg = pto::footprint::svg(&title, &report.transfers);
+    std::fs::write(svg_path, svg)
+        .map_err(|e| Failure(format!("{}: cannot write: {e}", svg_path.display())))?;
+    let accesses: usize = report.transfers.iter().map(|t| t.accesses.len()).sum();
+    println!(
+        "wrote {}: {} transfer(s), {accesses} element accesses",
+        svg_path.display(),
+        report.transfers.len()
+    );
+    Ok(Outcome::Status(if report.passed() { 0 } else { 1 }))
+}
+
+/// `subword pto bench`: TLOAD/TSTORE bandwidth next to memcpy of the same bytes.
+pub fn bench() -> CmdResult {
+    println!(
+        "{:<6} {:<8} {:<7} {:>9} {:>11} {:>12} {:>7}",
+        "dtype", "layout", "op", "bytes", "model GB/s", "memcpy GB/s", "ratio"
+    );
+    for case in bench::CASES {
+        for r in bench::measure(case).map_err(Failure)? {
+            println!(
+                "{:<6} {:<8} {:<7} {:>9} {:>11.2} {:>12.2} {:>7.2}",
+                case.dtype,
+                if case.gap == 0 { "dense" } else { "strided" },
+                r.op,
+                r.bytes,
+                r.model_gbps,
+                r.memcpy_gbps,
+                r.model_gbps / r.memcpy_gbps
+            );
+        }
+    }
+    println!("(256x256 tiles moved by real BSTART/B.DIM/B.IOR/B.IOT/BSTOP words; memcpy of the same bytes in the same run)");
+    Ok(Outcome::Status(0))
+}
+
+/// The bandwidth measurement behind `subword pto bench`.
+pub mod bench {
+    use super::Instant;
+    use pto::Machine;
+
+    /// One benchmark case: a 256x256 tile of `dtype`, rows `gap` bytes apart
+    /// beyond the dense row width (0 = dense).
+    #[derive(Clone, Copy)]
+    pub struct Case {
+        pub dtype: &'static str,
+        pub bits: u64,
+        pub gap: u64,
+    }
+
+    pub const CASES: &[Case] = &[
+        Case {
+            dtype: "FP32",
+            bits: 32,
+            gap: 0,
+        },
+        Case {
+            dtype: "FP32",
+            bits: 32,
+            gap: 64,
+        },
+        Case {
+            dtype: "U8",
+            bits: 8,
+            gap: 0,
+        },
+        Case {
+            dtype: "U8",
+            bits: 8,
+            gap: 64,
+        },
+        Case {
+            dtype: "U4X2",
+            bits: 4,
+            gap: 0,
+        },
+        Case {
+            dtype: "U4X2",
+            bits: 4,
+            gap: 64,
+        },
+    ];
+
+    pub struct Row {
+        pub op: &'static str,
+        pub bytes: u64,
+        pub model_gbps: f64,
+        pub memcpy_gbps: f64,
+    }
+
+    const ROWS: u64 = 256;
+    const COLS: u64 = 256;
+    /// Largest Local tile (PTO_TILE_MAX_ALLOCATION_BYTES): a 256x256 FP32
+    /// matrix moves as four 64-row tiles.
+    const MAX_TILE_BYTES: u64 = 65_536;
+    const SRC: u64 = 0;
+    const DST: u64 = 64 << 20;
+
+    fn asm(text: &str) -> Result<Vec<u32>, String> {
+        pto::asm::assemble(text).map_err(|e| format!("bench assembly `{text}`: {e}"))
+    }
+
+    fn run_words(m: &mut Machine, words: &[u32]) -> Result<(), String> {
+        for &w in words {
+            if m.execute_command_instruction(w) != pto::CommandExecution::Executed {
+                return Err(format!(
+                    "bench word {w:#010x} rejected ({})",
+                    m.last_fault()
+                ));
+            }
+        }
+        if m.last_fault() != pto::Fault::None {
+            return Err(format!("bench bundle faulted: {}", m.last_fault()));
+        }
+        Ok(())
+    }
+
+    /// Tile spelling of register `index` in the assembly syntax (T#1 = 0, U#1 = 16, …).
+    fn tile_name(index: u32) -> String {
+        format!(
+            "{}#{}",
+            ['T', 'U', 'M', 'N'][(index as usize / 16) % 4],
+            index % 16 + 1
+        )
+    }
+
+    /// Moves the 256x256 matrix GM -> tiles -> GM once; returns (load seconds, store seconds).
+    fn once(m: &mut Machine, c: &Case) -> Result<(f64, f64), String> {
+        let row_bytes = (COLS * c.bits).div_ceil(8);
+        let stride = row_bytes + c.gap;
+        let tile_rows = (MAX_TILE_BYTES / row_bytes).min(ROWS);
+        let size_code = (row_bytes * tile_rows).max(128).trailing_zeros() - 6; // capacity = 64 << code
+        let (mut tl, mut ts) = (0.0, 0.0);
+        let mut r0 = 0;
+        while r0 < ROWS {
+            let rows = tile_rows.min(ROWS - r0);
+            m.write_pe_gpr(0, 2, SRC + r0 * stride);
+            m.write_pe_gpr(0, 3, stride);
+            let load = asm(&format!(
+                "BSTART.TLOAD {dt}; B.DIM LB0, {COLS}; B.DIM LB1, {rows}; B.DIM LB2, {COLS}; B.IOR a0, a1; B.IOT mask=1000, last, ->T<{size_code}>; BSTOP",
+                dt = c.dtype
+            ))?;
+            let t = Instant::now();
+            run_words(m, &load)?;
+            tl += t.elapsed().as_secs_f64();
+            let tile = m
+                .bundle_destination_tile(0)
+                .ok_or("bench TLOAD published no destination")?;
+            m.write_pe_gpr(0, 2, DST + r0 * stride);
+            let store = asm(&format!(
+                "BSTART.TSTORE {dt}; B.IOR a0, a1; B.IOT {src}, mask=1000, last; BSTOP",
+                dt = c.dtype,
+                src = tile_name(tile)
+            ))?;
+            let t = Instant::now();
+            run_words(m, &store)?;
+            ts += t.elapsed().as_secs_f64();
+            m.release_tile(tile);
+            r0 += rows;
+        }
+        Ok((tl, ts))
+    }
+
+    /// Model GB/s for TLOAD and TSTORE of one case, with memcpy of the same
+    /// number of bytes measured in the same run.
+    pub fn measure(c: &Case) -> Result<Vec<Row>, String> {
+        let bytes = ROWS * (COLS * c.bits).div_ceil(8);
+        let mut m = Machine::new(1 << 30);
+        m.set_access_logging(false);
+        // Fill the source rows so loads read defined data.
+        let stride = (COLS * c.bits).div_ceil(8) + c.gap;
+        let row: Vec<u8> = (0..stride).map(|i| (i * 7 + 1) as u8).collect();
+        for r in 0..ROWS {
+            m.write_memory(SRC + r * stride, &row)
+                .map_err(|f| f.to_string())?;
+        }
+        once(&mut m, c)?; // warm-up
+        let (mut tl, mut ts, mut n) = (0.0, 0.0, 0u32);
+        while tl + ts < 0.3 || n < 3 {
+            let (a, b) = once(&mut m, c)?;
+            tl += a;
+            ts += b;
+            n += 1;
+        }
+        let total = bytes as f64 * n as f64;
+        let src = vec![0x5au8; bytes as usize];
+        let mut dst = vec![0u8; bytes as usize];
+        let mut reps = 0u32;
+        let t = Instant::now();
+        while t.elapsed().as_secs_f64() < 0.1 || reps < 3 {
+            dst.copy_from_slice(std::hint::black_box(&src));
+            std::hint::black_box(&mut dst);
+            reps += 1;
+        }
+        let memcpy = bytes as f64 * reps as f64 / t.elapsed().as_secs_f64() / 1e9;
+        Ok(vec![
+            Row {
+                op: "TLOAD",
+                bytes,
+                model_gbps: total / tl / 1e9,
+                memcpy_gbps: memcpy,
+            },
+            Row {
+                op: "TSTORE",
+                bytes,
+                model_gbps: total / ts / 1e9,
+                memcpy_gbps: memcpy,
+            },
+        ])
+    }
+}

@@ -1,0 +1,51 @@
+//! `subword alpha run`: load an Alpha Linux executable and run it under the
+//! Linux personality; the guest's exit status (or 128+signal, or 124 for
+//! `--max-insns`) becomes ours.
+
+use crate::{CmdResult, Failure, Outcome, RunArgs};
+use alpha_emu::cpu::valid_lock_range;
+use alpha_emu::linux::{self, Options, StdHost};
+
+/// The `--cpu` model, or a one-line error listing the known names.
+pub fn model(name: &str) -> Result<&'static alpha_isa::Model, Failure> {
+    alpha_isa::model_by_name(name).ok_or_else(|| {
+        let known: Vec<String> = alpha_isa::MODELS
+            .iter()
+            .map(|m| format!("{} ({})", m.name, m.part))
+            .collect();
+        Failure(format!(
+            "unknown CPU model `{name}`; known models: {}",
+            known.join(", ")
+        ))
+    })
+}
+
+/// Check `--lock-range`.
+pub fn lock_range(r: Option<u64>) -> Result<Option<u64>, Failure> {
+    match r {
+        Some(n) if !valid_lock_range(n) => Err(Failure(format!(
+            "--lock-range {n}: must be a power of two from 8 to 8192 (the page size)"
+        ))),
+        r => Ok(r),
+    }
+}
+
+pub fn run(a: RunArgs) -> CmdResult {
+    let model = model(&a.cpu.cpu)?;
+    let lock_range = lock_range(a.lock_range)?;
+    let path = a.program.display().to_string();
+    let elf = std::fs::read(&a.program).map_err(|e| Failure(format!("{path}: {e}")))?;
+    let mut argv = vec![path.clone()];
+    argv.extend(a.args.iter().cloned());
+    let mut opts = Options::new(model, argv);
+    opts.lock_range = lock_range;
+    opts.max_insns = a.max_insns;
+    opts.max_memory = a.max_memory;
+    opts.strace = a.strace;
+    opts.envp = std::env::vars_os()
+        .filter_map(|(k, v)| Some(format!("{}={}", k.to_str()?, v.to_str()?)))
+        .collect();
+    let exit = linux::run_program(&elf, &opts, &mut StdHost)
+        .map_err(|e| Failure(format!("{path}: {e}")))?;
+    Ok(Outcome::Status(exit.status()))
+}
