@@ -140,7 +140,7 @@ pub(crate) fn arith<F: Geometry>(op: Arith, a: u128, b: u128, rnd: Round) -> (u1
 }
 
 /// Integer square root of `n` (floor) by the bit-by-bit method.
-fn isqrt(n: u128) -> u128 {
+pub(crate) fn isqrt(n: u128) -> u128 {
     let mut rem = n;
     let mut root: u128 = 0;
     let mut bit: u128 = 1 << 126;

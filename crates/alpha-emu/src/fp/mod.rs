@@ -33,14 +33,15 @@
 //!   IEEE control word (`ieee_ctl`, from `osf_setsysinfo(SSI_IEEE_FP_CONTROL)`),
 //!   with the kernel's `si_code`.
 //!
-//! VAX F/G arithmetic (opcode 0x15, SQRTF/SQRTG) is not implemented:
-//! [`execute`] returns [`FpTrap::VaxUnimplemented`] and the caller raises
-//! SIGILL saying so. VAX loads and stores (LDF/LDG/STF/STG, ITOFF) work.
+//! VAX F/G/D operates (opcode 0x15, SQRTF/SQRTG) are computed exactly in
+//! integer arithmetic by [`vax`]; the kernel never completes them, so their
+//! traps are plain SIGFPE.
 
 pub mod fpcr;
 mod ieee;
 pub mod qual;
 pub mod regfmt;
+mod vax;
 
 pub use fpcr::Exc;
 pub use qual::{Qual, RoundQual, Rounding};
@@ -65,8 +66,6 @@ pub enum FpTrap {
         /// `si_code` of the SIGFPE (`FPE_FLT*`, see [`fpcr`]).
         si_code: i32,
     },
-    /// A VAX floating operate: not implemented; SIGILL with a message.
-    VaxUnimplemented(Op),
     /// `execute` was given an instruction that is not a floating operate
     /// (a bug in the caller's dispatch).
     NotFloatingPoint(Op),
@@ -209,7 +208,7 @@ pub fn execute(
         }
         Sqrtf | Sqrtg | Addf | Subf | Mulf | Divf | Cvtdg | Addg | Subg | Mulg | Divg | Cmpgeq
         | Cmpglt | Cmpgle | Cvtgf | Cvtgd | Cvtgq | Cvtqf | Cvtqg => {
-            return Err(FpTrap::VaxUnimplemented(insn.op))
+            return vax_operate(insn, fa, fb, f, fpcr)
         }
         other => return Err(FpTrap::NotFloatingPoint(other)),
     }
@@ -438,4 +437,90 @@ fn complete(
             si_code: signal.si_code(),
         })
     }
+}
+
+/// The VAX operates (opcode 0x15 and SQRTF/SQRTG of 0x14).
+///
+/// Qualifiers: fn11 bit 7 clear is `/C` (chopped), set is VAX rounding;
+/// bit 8 is `/U` (`/V` for CVTGQ); `/S` changes nothing because Linux does
+/// not complete VAX instructions. Overflow, division by zero and invalid
+/// operands trap with the destination unchanged; underflow writes a true
+/// zero and traps with `/U`; CVTGQ overflow writes the low bits and traps
+/// with `/V`.
+fn vax_operate(
+    insn: &Insn,
+    fa: u64,
+    fb: u64,
+    f: &mut [u64; 32],
+    fpcr: &mut u64,
+) -> Result<(), FpTrap> {
+    let chopped = insn.func & 0x80 == 0;
+    let u_or_v = insn.func & 0x100 != 0;
+    let trap = |fpcr: &mut u64, exc: Exc| -> FpTrap {
+        *fpcr = fpcr::record(*fpcr, exc);
+        FpTrap::Arith {
+            exc,
+            software_completion: false,
+            si_code: fpcr::FPE_FLTINV,
+        }
+    };
+    match vax_value(insn.op, fa, fb, chopped) {
+        Err(vax::VaxErr::Trap(exc)) => Err(trap(fpcr, exc & (Exc::INV | Exc::DZE | Exc::OVF))),
+        Ok((value, exc)) => {
+            let enabled = if u_or_v {
+                Exc::UNF | Exc::IOV
+            } else {
+                Exc::NONE
+            };
+            let hw = exc & enabled;
+            put(f, insn.rc, value);
+            if hw.is_empty() {
+                Ok(())
+            } else {
+                Err(trap(fpcr, hw))
+            }
+        }
+    }
+}
+
+fn vax_value(op: Op, fa: u64, fb: u64, chopped: bool) -> Result<(u64, Exc), vax::VaxErr> {
+    use vax::{VFmt, VOp};
+    use Op::*;
+    let g = |x: u64| vax::unpack(x, VFmt::G);
+    Ok(match op {
+        Addf | Subf | Mulf | Divf | Addg | Subg | Mulg | Divg => {
+            let vop = match op {
+                Addf | Addg => VOp::Add,
+                Subf | Subg => VOp::Sub,
+                Mulf | Mulg => VOp::Mul,
+                _ => VOp::Div,
+            };
+            let fmt = if matches!(op, Addf | Subf | Mulf | Divf) {
+                VFmt::F
+            } else {
+                VFmt::G
+            };
+            let (a, b) = (g(fa)?, g(fb)?);
+            vax::pack(vax::arith(vop, a, b)?, fmt, chopped)?
+        }
+        Sqrtf => vax::pack(vax::sqrt(g(fb)?)?, VFmt::F, chopped)?,
+        Sqrtg => vax::pack(vax::sqrt(g(fb)?)?, VFmt::G, chopped)?,
+        Cmpgeq | Cmpglt | Cmpgle => {
+            use std::cmp::Ordering::*;
+            let ord = vax::compare(g(fa)?, g(fb)?);
+            let t = match op {
+                Cmpgeq => ord == Equal,
+                Cmpglt => ord == Less,
+                _ => ord != Greater,
+            };
+            // True is 0.5 in G_floating: the same bits as IEEE 2.0.
+            (if t { 0x4000_0000_0000_0000 } else { 0 }, Exc::NONE)
+        }
+        Cvtdg => vax::pack(vax::unpack(fb, VFmt::D)?, VFmt::G, chopped)?,
+        Cvtgf => vax::pack(g(fb)?, VFmt::F, chopped)?,
+        Cvtgd => vax::pack(g(fb)?, VFmt::D, chopped)?,
+        Cvtgq => vax::to_q(g(fb)?, chopped),
+        Cvtqf => vax::pack(vax::from_q(fb), VFmt::F, chopped)?,
+        _ => vax::pack(vax::from_q(fb), VFmt::G, chopped)?, // CVTQG
+    })
 }
