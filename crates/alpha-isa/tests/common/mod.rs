@@ -45,7 +45,10 @@ pub fn clean(row: &Row, mut w: u32) -> u32 {
     if row.format == Format::Operate && w & 0x1000 == 0 {
         w &= !0xe000;
     }
-    if matches!(row.format, Format::MemoryFunc | Format::FpOperate | Format::Memory | Format::Jump) {
+    if matches!(
+        row.format,
+        Format::MemoryFunc | Format::FpOperate | Format::Memory | Format::Jump
+    ) {
         if !names_ra {
             w &= !(31 << 21);
         }

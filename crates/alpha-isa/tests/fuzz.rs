@@ -1,0 +1,61 @@
+//! Robustness: random words never make decode or disasm panic; random or
+//! corrupted bytes never make the ELF reader or the assembler panic.
+
+use alpha_isa::elf::read_code;
+use alpha_isa::{assemble, decode, disasm};
+use proptest::prelude::*;
+
+fn hello_elf() -> Vec<u8> {
+    let src = "\t.text\n_start:\n\tlda $0, 1\n\tcallsys\n\t.data\nx:\t.quad 1\n";
+    assemble(src, "t.s").unwrap().to_elf()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    #[test]
+    fn fuzz_decode_and_disasm_never_panic(w in any::<u32>(), addr in any::<u64>()) {
+        let i = decode(w);
+        let text = disasm(addr, w);
+        prop_assert!(!text.is_empty());
+        // An illegal word always lists as `.long`.
+        prop_assert!(i.op != alpha_isa::Op::Illegal || text == format!(".long {w:#x}"));
+    }
+
+    #[test]
+    fn fuzz_elf_reader_rejects_random_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+        prop_assert!(read_code(&bytes).is_err());
+    }
+
+    #[test]
+    fn fuzz_elf_reader_never_panics_on_corrupted_files(at in 0usize..400, v in any::<u8>(), cut in 0usize..2000) {
+        let mut e = hello_elf();
+        let at = at % e.len();
+        e[at] = v;
+        e.truncate(cut.max(1));
+        let _ = read_code(&e);
+    }
+
+    #[test]
+    fn fuzz_assembler_never_panics(s in "[a-z$0-9,()._: \\n/-]{0,80}") {
+        let _ = assemble(&s, "fuzz.s");
+    }
+}
+
+#[test]
+fn elf_reader_names_what_is_wrong() {
+    let good = hello_elf();
+    let code = read_code(&good).unwrap();
+    assert_eq!(code.len(), 1);
+    assert_eq!(code[0].name, ".text");
+    assert_eq!(code[0].bytes.len(), 8);
+    let mut class32 = good.clone();
+    class32[4] = 1;
+    assert!(read_code(&class32).unwrap_err().0.contains("ELF64"));
+    let mut x86 = good.clone();
+    x86[18] = 0x3e;
+    x86[19] = 0;
+    assert!(read_code(&x86).unwrap_err().0.contains("not Alpha"));
+    assert!(read_code(b"#!/bin/sh\n").unwrap_err().0.contains("magic"));
+    assert!(read_code(&good[..100]).is_err());
+}
