@@ -872,14 +872,7 @@ impl Machine {
             let bd = bindings[0];
             let src = bd.source0 as usize;
             let t = self.tiles.get(src).cloned().unwrap_or_default();
-            let legal = t.allocated
-                && cube::tile_cube_descriptor_shape_legal(
-                    t.capacity_bytes,
-                    t.valid_rows,
-                    t.valid_columns,
-                    t.data_type,
-                    t.layout,
-                )
+            let legal = t.cube_descriptor_legal()
                 && t.contents_defined
                 && t.data_type == dt
                 && t.layout == layout
@@ -892,6 +885,28 @@ impl Machine {
             self.tstore(base, stride, src as u32)?;
         }
         Ok(())
+    }
+
+    /// `BundleCubeTransportDataAttributesLegal` on the open bundle: B.DATR
+    /// present with DTYPE_NONE, a CUBE conversion layout matching the
+    /// direction (ND2* for TLOAD, *2ND for TSTORE) and zero CMode, RMode,
+    /// Sat, Canonicalize.
+    pub fn bundle_cube_transport_data_attributes_legal(&self) -> bool {
+        let b = &self.bundle;
+        let d = &b.datr;
+        d.present
+            && d.data_type == DTYPE_NONE
+            && is_cube_conversion(d.layout)
+            && d.comparison_mode == 0
+            && d.rounding_mode == 0
+            && !d.saturating
+            && !d.canonicalize
+            && b.op.valid
+            && match b.op.function {
+                0 => (21..=23).contains(&d.layout),
+                1 => (24..=26).contains(&d.layout),
+                _ => false,
+            }
     }
 
     /// Whether PE `pe` takes part in the open bundle's Shared binding.

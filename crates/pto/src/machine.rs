@@ -291,13 +291,16 @@ impl Machine {
             return Err(Fault::TileLegality);
         }
         let tile = if cfg.layout.is_cube() {
-            if !tile::cube::tile_cube_descriptor_shape_legal(
-                cfg.capacity,
-                cfg.valid_rows,
-                cfg.valid_cols,
-                cfg.dtype,
-                cfg.layout,
-            ) {
+            // ConfigureCubeTileForMask returns FALSE unless located in Matrix.
+            if cfg.location != TileLocation::Matrix
+                || !tile::cube::tile_cube_descriptor_shape_legal(
+                    cfg.capacity,
+                    cfg.valid_rows,
+                    cfg.valid_cols,
+                    cfg.dtype,
+                    cfg.layout,
+                )
+            {
                 return Err(Fault::TileLegality);
             }
             TileInfo::allocated(

@@ -259,14 +259,7 @@ impl Machine {
         let legal = self.tiles.get(d).is_some_and(|t| {
             t.allocated
                 && t.layout != TileLayout::ImplementationDefined
-                && (!t.layout.is_cube()
-                    || tile::cube::tile_cube_descriptor_shape_legal(
-                        t.capacity_bytes,
-                        t.valid_rows,
-                        t.valid_columns,
-                        t.data_type,
-                        t.layout,
-                    ))
+                && (!t.layout.is_cube() || t.cube_descriptor_legal())
         });
         if !legal {
             self.set_fault(Fault::TileLegality, None);
@@ -441,7 +434,10 @@ impl Machine {
     pub fn tstore(&mut self, base: u64, row_stride_bytes: u64, source: u32) -> Result<(), Fault> {
         let s = source as usize;
         let legal = self.tiles.get(s).is_some_and(|t| {
-            t.allocated && t.contents_defined && t.layout != TileLayout::ImplementationDefined
+            t.allocated
+                && t.contents_defined
+                && t.layout != TileLayout::ImplementationDefined
+                && (!t.layout.is_cube() || t.cube_descriptor_legal())
         });
         if !legal {
             self.set_fault(Fault::TileLegality, None);

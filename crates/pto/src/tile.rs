@@ -61,14 +61,22 @@ impl TileInfo {
     /// `TileLogicalLinearIndex`: payload index of (row, col), if inside the
     /// physical shape. RowMajor, ColumnMajor, ZN and NZ follow
     /// `TilePackedLinearIndex` (asl/tile/model/definedness/packed-boundary.asl);
-    /// CUBE tiles are held row-major over their storage rows and columns
-    /// (the cell order of `TileCubePayloadIndex` is internal: every
-    /// observation goes through (row, col)).
+    /// CUBE tiles use `TileCubePayloadIndex` (128-byte cells).
     pub fn element_index(&self, row: u64, col: u64) -> Option<usize> {
         if row >= self.rows || col >= self.columns {
             return None;
         }
         let idx = match self.layout {
+            TileLayout::CubeM16 | TileLayout::CubeM32 | TileLayout::CubeN8 => {
+                cube::tile_cube_payload_index(
+                    self.layout,
+                    self.data_type,
+                    self.valid_rows,
+                    self.valid_columns,
+                    row,
+                    col,
+                )
+            }
             TileLayout::ColumnMajor => col * self.rows + row,
             TileLayout::ZN | TileLayout::NZ => {
                 let inner = 256 / self.data_type.element_bits() as u64;
@@ -90,6 +98,24 @@ impl TileInfo {
         } else {
             None
         }
+    }
+
+    /// `TileCubeDescriptorLegal` (asl/tile/model/legality/descriptor-shape.asl):
+    /// a Matrix-located CUBE descriptor whose storage shape is the derived one.
+    pub fn cube_descriptor_legal(&self) -> bool {
+        self.allocated
+            && self.location == TileLocation::Matrix
+            && cube::tile_cube_descriptor_shape_legal(
+                self.capacity_bytes,
+                self.valid_rows,
+                self.valid_columns,
+                self.data_type,
+                self.layout,
+            )
+            && self.rows
+                == cube::tile_cube_storage_rows(self.layout, self.valid_rows, self.data_type)
+            && self.columns
+                == cube::tile_cube_storage_columns(self.layout, self.valid_columns, self.data_type)
     }
 
     /// `TileUsesPackedCarrierRepresentation`: packed four-bit or larger than

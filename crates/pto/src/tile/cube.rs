@@ -185,3 +185,70 @@ pub fn tile_cube_descriptor_shape_legal(
         && valid_columns <= cols
         && required <= capacity_bytes
 }
+
+/// `TileCubeKRepeat`.
+pub fn tile_cube_k_repeat(
+    layout: TileLayout,
+    valid_rows: u64,
+    valid_columns: u64,
+    data_type: DataType,
+) -> u64 {
+    let (cr, cc) = (
+        tile_cube_cell_rows(layout, data_type),
+        tile_cube_cell_columns(layout, data_type),
+    );
+    if cr == 0 || cc == 0 {
+        return 0;
+    }
+    if layout == TileLayout::CubeN8 {
+        tile_cube_storage_rows(layout, valid_rows, data_type) / cr
+    } else {
+        tile_cube_storage_columns(layout, valid_columns, data_type) / cc
+    }
+}
+
+/// `TileCubeCellElementIndex`: position inside one 128-byte cell; CUBE_N8
+/// is column-major in the cell, CUBE_M16 four-bit interleaves column groups
+/// 4..7 and 8..11.
+pub fn tile_cube_cell_element_index(
+    layout: TileLayout,
+    data_type: DataType,
+    inner_row: u64,
+    inner_column: u64,
+) -> u64 {
+    let cr = tile_cube_cell_rows(layout, data_type);
+    let cc = tile_cube_cell_columns(layout, data_type);
+    if layout == TileLayout::CubeN8 {
+        return inner_column * cr + inner_row;
+    }
+    let mut mapped = inner_column;
+    if layout == TileLayout::CubeM16 && data_type.element_bits() == 4 {
+        mapped = match inner_column {
+            0..=3 => inner_column,
+            4..=7 => inner_column + 4,
+            8..=11 => inner_column - 4,
+            _ => inner_column,
+        };
+    }
+    inner_row * cc + mapped
+}
+
+/// `TileCubePayloadIndex`: payload position of (row, column) of a CUBE tile.
+pub fn tile_cube_payload_index(
+    layout: TileLayout,
+    data_type: DataType,
+    valid_rows: u64,
+    valid_columns: u64,
+    row: u64,
+    column: u64,
+) -> u64 {
+    let cr = tile_cube_cell_rows(layout, data_type).max(1);
+    let cc = tile_cube_cell_columns(layout, data_type).max(1);
+    let k = tile_cube_k_repeat(layout, valid_rows, valid_columns, data_type);
+    let (cell, ir, ic) = if layout == TileLayout::CubeN8 {
+        ((column / cc) * k + row / cr, row % cr, column % cc)
+    } else {
+        (column / cc, row, column % cc)
+    };
+    cell * cr * cc + tile_cube_cell_element_index(layout, data_type, ir, ic)
+}
