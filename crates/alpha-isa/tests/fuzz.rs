@@ -19,7 +19,8 @@ proptest! {
         let text = disasm(addr, w);
         prop_assert!(!text.is_empty());
         // An illegal word always lists as `.long`.
-        prop_assert!(i.op != alpha_isa::Op::Illegal || text == format!(".long {w:#x}"));
+        let long = format!(".long {:#x}", w);
+        prop_assert!(i.op != alpha_isa::Op::Illegal || text == long);
     }
 
     #[test]
