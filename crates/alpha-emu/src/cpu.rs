@@ -22,6 +22,10 @@ pub struct Cpu {
     pub pc: u64,
     /// Floating-point control register (Handbook §4.7.8).
     pub fpcr: u64,
+    /// The operating system's IEEE software-completion control word
+    /// (Linux: `osf_setsysinfo(SSI_IEEE_FP_CONTROL)`), read only by `/S`
+    /// floating instructions; 0 on a bare machine.
+    pub ieee_ctl: u64,
     /// The process unique value (thread pointer; `rduniq`/`wruniq`).
     pub uniq: u64,
     /// The interrupt flag read and written by `RC`/`RS` (Handbook §4.11.9).
@@ -43,6 +47,7 @@ impl Cpu {
             f: [0; 32],
             pc: 0,
             fpcr: 0,
+            ieee_ctl: 0,
             uniq: 0,
             intr_flag: false,
             model,

@@ -50,8 +50,13 @@ pub enum Event {
     },
     /// A memory access (or fetch) faulted; `pc` is the faulting instruction.
     MemFault { fault: MemFault },
-    /// A floating-point instruction this build does not execute yet; `pc`
-    /// is the instruction, nothing was changed.
+    /// A floating-point arithmetic trap (SIGFPE under Linux, with this
+    /// `si_code`). Registers and FPCR hold what the Linux kernel leaves
+    /// there; `pc` is the next instruction (Handbook §4.7.7: arithmetic
+    /// traps are reported after the instruction).
+    FpArith { insn: Insn, si_code: i32 },
+    /// A floating-point instruction the floating-point unit does not
+    /// handle; `pc` is the instruction, nothing was changed.
     Fp { insn: Insn },
 }
 
@@ -60,7 +65,10 @@ impl Event {
     pub fn pc_advanced(&self) -> bool {
         matches!(
             self,
-            Event::CallPal { .. } | Event::IntegerOverflow { .. } | Event::BudgetExhausted
+            Event::CallPal { .. }
+                | Event::IntegerOverflow { .. }
+                | Event::FpArith { .. }
+                | Event::BudgetExhausted
         )
     }
 }

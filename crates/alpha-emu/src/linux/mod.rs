@@ -196,6 +196,9 @@ impl Process {
         // Linux starts a process with a0 = 0 (no rtld_fini), and the ABI's
         // $27 (pv) holding the entry address.
         cpu.r[27] = image.entry;
+        // The kernel's initial FPCR (round to nearest, traps disabled as
+        // flush_thread leaves them); FPCR = 0 would mean dynamic "chopped".
+        cpu.fpcr = crate::fp::fpcr::linux_initial_fpcr();
         Ok(Process {
             machine,
             image,
@@ -296,12 +299,21 @@ impl Process {
                 };
                 self.kill(SIGSEGV, "SIGSEGV", format!("{what} ({why})"))
             }
+            Event::FpArith { si_code, .. } => {
+                let at = pc.wrapping_sub(4);
+                let text = self.insn_text(at);
+                self.kill(
+                    SIGFPE,
+                    "SIGFPE",
+                    format!("{text} at 0x{at:x}: floating-point trap (si_code {si_code})"),
+                )
+            }
             Event::Fp { insn: _ } => {
                 let text = self.insn_text(pc);
                 self.kill(
                     SIGILL,
                     "SIGILL",
-                    format!("{text} at 0x{pc:x}: floating-point execution is not built yet"),
+                    format!("{text} at 0x{pc:x}: floating-point instruction not implemented"),
                 )
             }
         }
