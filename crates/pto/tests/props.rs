@@ -229,7 +229,7 @@ fn shared_element_uses_owner_pe_base_stride_and_global_row() {
         m.write_pe_gpr(pe, 3, 16);
     }
     for r in 0..32u64 {
-        let pe = (r / 8) as u64;
+        let pe = r / 8;
         // Element (r, 0) must come from PE pe's base + r * 16 (global row r).
         m.write_memory_byte(0x100 * (pe + 1) + r * 16, r as u8 + 1)
             .unwrap();
