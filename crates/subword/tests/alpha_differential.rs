@@ -53,6 +53,9 @@
 //! All static programs are therefore linked with `-Wl,--no-relax`, and
 //! one relaxed static `hello` is kept to check that qemu-alpha and subword
 //! both end it with status 139.
+//!
+//! **BWX on ev5.** `charshort` built with `-mcpu=ev56` (byte stores are
+//! STB) is also run with `--cpu ev5`, which lacks BWX: SIGILL, status 132.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Read;
@@ -85,6 +88,8 @@ enum Link {
     Static,
     /// Static without `--no-relax`: the `__ctype_init` crash case.
     StaticRelaxed,
+    /// Dynamic, built for a BWX model but run on `ev5`, which lacks BWX.
+    BwxOnEv5,
 }
 
 impl Link {
@@ -93,6 +98,16 @@ impl Link {
             Link::Dynamic => "dynamic",
             Link::Static => "static",
             Link::StaticRelaxed => "static-relaxed",
+            Link::BwxOnEv5 => "bwx-on-ev5",
+        }
+    }
+
+    /// Cases that must die by a signal: (status, why).
+    fn crash(self) -> Option<(i32, &'static str)> {
+        match self {
+            Link::StaticRelaxed => Some((139, "SIGSEGV in __ctype_init (relaxed static glibc)")),
+            Link::BwxOnEv5 => Some((132, "SIGILL: a BWX instruction on ev5")),
+            _ => None,
         }
     }
 }
@@ -106,6 +121,15 @@ struct Case {
 }
 
 impl Case {
+    /// The model the binary runs on.
+    fn run_model(&self) -> &'static str {
+        if self.link == Link::BwxOnEv5 {
+            "ev5"
+        } else {
+            self.model
+        }
+    }
+
     fn id(&self, progs: &[Program]) -> String {
         format!(
             "{}/{}/{}",
@@ -208,7 +232,7 @@ fn compile(gcc: &Path, prog: &Program, model: &str, link: Link, out: &Path) -> R
         .arg(out)
         .arg(&prog.source);
     match link {
-        Link::Dynamic => {}
+        Link::Dynamic | Link::BwxOnEv5 => {}
         Link::Static => {
             cmd.args(["-static", "-Wl,--no-relax"]);
         }
@@ -294,7 +318,7 @@ fn run_capture(mut cmd: Command, timeout: Duration) -> Outcome {
 
 fn qemu_run(qemu: &Path, case: &Case, prog: &Program) -> Outcome {
     let mut cmd = Command::new(qemu);
-    cmd.args(["-cpu", case.model, "-L", SYSROOT])
+    cmd.args(["-cpu", case.run_model(), "-L", SYSROOT])
         .arg(&case.binary)
         .args(&prog.args);
     cmd.envs(prog.env.iter().map(|(k, v)| (k, v)));
@@ -307,7 +331,7 @@ fn subword_run(case: &Case, prog: &Program) -> Outcome {
         "alpha",
         "run",
         "--cpu",
-        case.model,
+        case.run_model(),
         "--sysroot",
         SYSROOT,
         "--max-insns",
@@ -409,6 +433,17 @@ fn c_corpus_agrees_under_qemu_and_subword() {
         link: Link::StaticRelaxed,
         binary: scratch.join("hello-ev67-static-relaxed"),
     });
+    // The BWX check: the same ev56 binary exits 132 on ev5.
+    let charshort = progs
+        .iter()
+        .position(|p| p.name == "charshort")
+        .expect("charshort.c in the corpus");
+    cases.push(Case {
+        prog: charshort,
+        model: "ev56",
+        link: Link::BwxOnEv5,
+        binary: scratch.join("charshort-ev56-bwx-on-ev5"),
+    });
     let built = parallel(cases.clone(), |c| {
         compile(&gcc, &progs[c.prog], c.model, c.link, &c.binary)
     });
@@ -432,10 +467,10 @@ fn c_corpus_agrees_under_qemu_and_subword() {
     let mut corpus_errors = Vec::new();
     for (c, q) in cases.iter().zip(&qemu_out) {
         let p = &progs[c.prog];
-        if c.link == Link::StaticRelaxed {
-            if q.status != 139 {
+        if let Some((status, why)) = c.link.crash() {
+            if q.status != status {
                 corpus_errors.push(format!(
-                    "{}: qemu should crash with SIGSEGV (139) in __ctype_init, got {}",
+                    "{}: qemu should end with {status} ({why}), got {}",
                     c.id(&progs),
                     describe(q)
                 ));
@@ -498,8 +533,8 @@ fn c_corpus_agrees_under_qemu_and_subword() {
     for (c, s) in cases.iter().zip(&sub_out) {
         let p = &progs[c.prog];
         let id = c.id(&progs);
-        let (want_stdout, want_status) = if c.link == Link::StaticRelaxed {
-            (None, 139)
+        let (want_stdout, want_status) = if let Some((status, _)) = c.link.crash() {
+            (None, status)
         } else {
             let (q, linux) = expected(p, c.model);
             (linux.or(q), p.status)
