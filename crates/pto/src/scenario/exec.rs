@@ -969,8 +969,11 @@ mod ext {
 
     /// The contract predicates and pure functions the AVS points assert, by
     /// their ASL names, answered by the model's own functions.
-    pub fn predicate(_m: &Machine, name: &str, args: &[PredArg]) -> Result<PredValue, String> {
+    pub fn predicate(m: &Machine, name: &str, args: &[PredArg]) -> Result<PredValue, String> {
         match name {
+            "BundleCubeTransportDataAttributesLegal" => Ok(PredValue::Bool(
+                m.bundle_cube_transport_data_attributes_legal(),
+            )),
             "DecodeTileMemoryElementRaw" => {
                 let raw = arg_num(args, 0)?;
                 let dt = arg_dtype(args, 1)?;
