@@ -4,6 +4,7 @@
 use std::fmt::Write;
 
 use crate::decode::{dis_candidates, fakes_hold};
+use crate::symbols::Symbols;
 use crate::table::{Operand, Row, ROWS};
 
 /// Integer register names in the OSF/Linux software convention (Handbook
@@ -41,6 +42,16 @@ pub fn lookup(word: u32) -> Option<(&'static Row, &'static str)> {
 /// `.long 0x…` for a word no row claims. Branch and jump-hint targets are
 /// absolute addresses.
 pub fn disasm(addr: u64, word: u32) -> String {
+    disasm_with(addr, word, None)
+}
+
+/// Like [`disasm`], with branch and hint targets named after `symbols` the
+/// way `objdump -d` names them (`120000394 <abort+0x184>`).
+pub fn disasm_with(addr: u64, word: u32, symbols: Option<&Symbols>) -> String {
+    let target = |t: u64| match symbols {
+        Some(s) if !s.is_empty() => s.render(t),
+        _ => format!("{t:#x}"),
+    };
     let Some((row, suffix)) = lookup(word) else {
         return format!(".long {word:#x}");
     };
@@ -76,13 +87,13 @@ pub fn disasm(addr: u64, word: u32) -> String {
                 let t = addr
                     .wrapping_add(4)
                     .wrapping_add((sext(word & 0x1f_ffff, 21) * 4) as u64);
-                format!("{t:#x}")
+                target(t)
             }
             Operand::JmpHint => {
                 let t = addr
                     .wrapping_add(4)
                     .wrapping_add((sext(word & 0x3fff, 14) * 4) as u64);
-                format!("{t:#x}")
+                target(t)
             }
             Operand::PalFn => hash_x(word & 0x03ff_ffff),
             Operand::RetHint => hash_x(word & 0x3fff),

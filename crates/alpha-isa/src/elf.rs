@@ -383,3 +383,53 @@ pub fn read_code(data: &[u8]) -> Result<Vec<CodeSection>, ElfError> {
     }
     Ok(out)
 }
+
+/// The defined symbols of an ELF file (`.symtab`, or `.dynsym` when there
+/// is no `.symtab`), without section and file symbols — the set objdump
+/// chooses branch-target names from. A file without symbols gives an empty
+/// list.
+pub fn read_symbols(data: &[u8]) -> Result<Vec<crate::symbols::Symbol>, ElfError> {
+    use object::elf::{
+        SHN_ABS, SHN_COMMON, SHN_UNDEF, SHT_DYNSYM, STB_WEAK, STT_FILE, STT_FUNC, STT_GNU_IFUNC,
+        STT_OBJECT, STT_SECTION,
+    };
+    use object::read::elf::Sym;
+    read_code(data)?;
+    let hdr = object::elf::FileHeader64::<LE>::parse(data).map_err(bad)?;
+    let e = hdr.endian().map_err(bad)?;
+    let sections = hdr.sections(e, data).map_err(bad)?;
+    let mut table = sections.symbols(e, data, SHT_SYMTAB).map_err(bad)?;
+    if table.is_empty() {
+        table = sections.symbols(e, data, SHT_DYNSYM).map_err(bad)?;
+    }
+    let mut out = Vec::new();
+    for s in table.iter().skip(1) {
+        let shndx = s.st_shndx(e);
+        let ty = s.st_type();
+        if shndx == SHN_UNDEF || shndx == SHN_COMMON || ty == STT_SECTION || ty == STT_FILE {
+            continue;
+        }
+        let section = if shndx == SHN_ABS {
+            "*ABS*".to_string()
+        } else {
+            match sections.section(object::SectionIndex(shndx as usize)) {
+                Ok(sh) => String::from_utf8_lossy(sections.section_name(e, sh).unwrap_or(b""))
+                    .into_owned(),
+                Err(_) => continue,
+            }
+        };
+        let name = String::from_utf8_lossy(table.symbol_name(e, s).map_err(bad)?).into_owned();
+        let bind = s.st_bind();
+        out.push(crate::symbols::Symbol {
+            name,
+            value: s.st_value(e),
+            size: s.st_size(e),
+            section,
+            func: ty == STT_FUNC || ty == STT_GNU_IFUNC,
+            object: ty == STT_OBJECT,
+            global: bind != STB_LOCAL && bind != STB_WEAK,
+            local: bind == STB_LOCAL,
+        });
+    }
+    Ok(out)
+}

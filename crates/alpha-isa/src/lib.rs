@@ -16,10 +16,11 @@ pub mod disasm;
 pub mod elf;
 pub mod insn;
 pub mod models;
+pub mod symbols;
 pub mod table;
 
 pub use asm::{assemble, assemble_words, AsmError, Program};
 pub use decode::decode;
-pub use disasm::disasm;
+pub use disasm::{disasm, disasm_with};
 pub use insn::{Ext, Format, Insn, Op};
 pub use models::{model_by_name, Model, MODELS};
