@@ -13,6 +13,7 @@
 //! **Architecture Invariant:** the CPU core does no I/O and knows no
 //! operating system; only [`linux`] turns events into signals and syscalls.
 
+pub mod bench;
 pub mod cpu;
 pub mod exec;
 pub mod fp;

@@ -1,10 +1,12 @@
 //! One module per command. Each returns an exit status or a one-line failure.
 
 pub mod asm;
+pub mod bench;
 pub mod demo;
 pub mod pto_asm;
 pub mod pto_run;
 pub mod disasm;
+pub mod run;
 
 use crate::{AlphaCmd, CmdResult, Failure, PtoCmd};
 
@@ -15,14 +17,14 @@ pub fn not_built(what: &str) -> CmdResult {
 
 pub fn alpha(c: AlphaCmd) -> CmdResult {
     match c {
-        AlphaCmd::Run(_) => not_built("alpha run"),
+        AlphaCmd::Run(a) => run::run(a),
         AlphaCmd::Explore(_) => not_built("alpha explore"),
         AlphaCmd::Disasm(a) => disasm::run(a),
         AlphaCmd::Asm(a) => asm::run(a),
         AlphaCmd::Scan(_) => not_built("alpha scan"),
         AlphaCmd::Io(_) => not_built("alpha io"),
         AlphaCmd::Machine(_) => not_built("alpha machine"),
-        AlphaCmd::Bench(_) => not_built("alpha bench"),
+        AlphaCmd::Bench(a) => bench::run(a),
     }
 }
 
