@@ -9,7 +9,10 @@
 //! noreorder/reorder/macro/nomacro/volatile/novolatile` (accepted and
 //! ignored), `.align n` (2^n bytes, code padded with `nop`/`unop` as GNU as
 //! does), `.p2align`, `.balign`, `.quad .long .int .word .short .hword .byte
-//! .ascii .asciz .string .space .skip .zero`.
+//! .ascii .asciz .string .space .skip .zero .double .float .t_floating
+//! .s_floating` (data directives auto-align to their size, as Alpha GNU as
+//! does), `.comm`/`.lcomm name, size[, align]` (zeroed blocks in the data
+//! segment; there is no separate `.bss`).
 //! Registers: `$0`–`$31`, `$f0`–`$f31`, and the software names `v0 t0 …
 //! ra pv t12 at gp sp zero fp`, with or without `$`.
 //!
@@ -20,7 +23,8 @@
 //! `br $r, .+4; ldah $r, hi($r); lda $r, lo($r)` that reaches any label
 //! within ±2 GiB. `lda $r, CONST` with a constant that fits 16 signed bits
 //! is one `lda $r, CONST($31)`; `ldiq $r, CONST` / `ldil $r, CONST` load any
-//! 64-bit / 32-bit constant in 1–5 instructions (`lda`, `ldah`, `sll`).
+//! 64-bit / 32-bit constant with `lda`, `ldah`, `sll` (1–7 instructions,
+//! 7 only when both halves lie in 0x7fff8000..0x7fffffff).
 //! `stb`/`stw`/`ldbu`/`ldwu` always assemble to the BWX instructions (GNU as
 //! expands them into pre-BWX sequences unless told `-mev56` or later);
 //! `.arch` is accepted and ignored.
@@ -862,6 +866,20 @@ impl Asm {
                         match &dir {
                             Dir::Switch(s) => sect = *s,
                             Dir::Bytes(b) => bytes = b.clone(),
+                            Dir::Common(name, size, align) => {
+                                let at = (data_addr + dlen).div_ceil(*align) * align;
+                                let grow = at - (data_addr + dlen) + size;
+                                if !self.defined.insert(name.clone()) {
+                                    return Err(
+                                        self.err(line, format!("label `{name}` defined twice"))
+                                    );
+                                }
+                                self.syms.insert(name.clone(), Sym::Label(at));
+                                dlen += grow;
+                                if let Some(o) = out.as_deref_mut() {
+                                    o.data.resize(o.data.len() + grow as usize, 0);
+                                }
+                            }
                             Dir::Align(n) | Dir::AlignedBytes(n, _) => {
                                 let cur = match sect {
                                     Sect::Text => text_addr + tlen,
@@ -1016,6 +1034,52 @@ impl Asm {
             ".long" | ".int" | ".4byte" => ints(4)?,
             ".word" | ".short" | ".hword" | ".2byte" => ints(2)?,
             ".byte" => ints(1)?,
+            ".double" | ".t_floating" | ".float" | ".single" | ".s_floating" => {
+                let double = matches!(d, ".double" | ".t_floating");
+                let mut b = Vec::new();
+                for o in &ops {
+                    let t = o.trim();
+                    let t = ["0d", "0f", "0t", "0s", "0D", "0F", "0T", "0S"]
+                        .iter()
+                        .find_map(|p| t.strip_prefix(p))
+                        .unwrap_or(t);
+                    let v: f64 = t
+                        .parse()
+                        .map_err(|_| self.err(line, format!("bad floating-point number `{o}`")))?;
+                    if double {
+                        b.extend_from_slice(&v.to_le_bytes());
+                    } else {
+                        b.extend_from_slice(&(v as f32).to_le_bytes());
+                    }
+                }
+                Dir::AlignedBytes(if double { 8 } else { 4 }, b)
+            }
+            ".comm" | ".lcomm" => {
+                // Common/local-common block: zeros in the data segment (no .bss here).
+                let name = ops
+                    .first()
+                    .map(|s| s.trim().to_string())
+                    .unwrap_or_default();
+                if name.is_empty()
+                    || !name.starts_with(is_ident_start)
+                    || !name.chars().all(is_ident_char)
+                {
+                    return Err(self.err(line, format!("`{d}` needs a symbol name")));
+                }
+                let size = ev(ops.get(1).map(String::as_str).unwrap_or(""))?.v;
+                let align = match ops.get(2) {
+                    Some(a) => ev(a)?.v,
+                    None => 8,
+                };
+                if !(0..=1 << 26).contains(&size)
+                    || align <= 0
+                    || align & (align - 1) != 0
+                    || align > 65536
+                {
+                    return Err(self.err(line, format!("bad size or alignment in `{d} {args}`")));
+                }
+                Dir::Common(name, size as u64, align as u64)
+            }
             ".ascii" | ".asciz" | ".string" => {
                 let mut b = Vec::new();
                 for o in &ops {
@@ -1264,6 +1328,8 @@ enum Dir {
     Align(u64),
     /// Align to the first field, then emit the bytes.
     AlignedBytes(u64, Vec<u8>),
+    /// `.comm name, size, align`: a zeroed block at the end of the data so far.
+    Common(String, u64, u64),
     Nothing,
 }
 
@@ -1334,7 +1400,7 @@ fn add32(out: &mut Vec<u32>, r: u32, rb: u32, v: i64) {
 }
 
 /// Load a 64-bit constant into register `r` with `lda`/`ldah`/`sll`
-/// (1 to 6 instructions, fewest for small values).
+/// (1 to 7 instructions, fewest for small values).
 fn load_const(r: u32, v: i64) -> Vec<u32> {
     let mut out = Vec::new();
     if v == v as i32 as i64 {

@@ -100,3 +100,8 @@ start:
         insqh   $1, $2, $3
         mskqh   $1, $2, $3
         srl     $1, 63, $3
+        .double 1.5, -2.25e3
+        .t_floating 0.1
+        .float  3.0
+        .s_floating -0.5
+        addq    $1, $2, $3
