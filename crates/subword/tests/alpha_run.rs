@@ -140,3 +140,19 @@ fn exec_lock_range_accepts_powers_of_two_from_8_to_8192() {
         assert_eq!(o.status.code(), Some(7), "--lock-range {r}");
     }
 }
+
+#[test]
+fn exec_demo_alpha_examples_show_sigill_same_memory_lost_store_and_amask() {
+    let o = subword(&["demo"]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", stderr_lines(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("--cpu ev5 (21164): exit status 132"), "{out}");
+    assert!(out.contains("needs BWX, which ev5 lacks"), "{out}");
+    assert!(out.contains("--cpu ev56 (21164a): exit status 0"), "{out}");
+    assert!(out.contains("8/8 offsets identical."), "{out}");
+    assert!(out.contains("CPU 1's 0xbb lost"), "{out}");
+    assert!(
+        out.contains("ev56   21164a   implver 1  amask(0x1307) = 0x1306  amask(1) = 0"),
+        "{out}"
+    );
+}
