@@ -35,6 +35,12 @@ pub(crate) struct Index {
     pub dis_start: [u32; 65],
     /// `Op as usize` → its `Kind::Insn` row.
     pub by_op: Vec<u16>,
+    /// Dense first-entry table: for opcode `o`, slot
+    /// `dense_base[o] + ((word & key_mask[o]) >> dense_shift[o])` holds
+    /// 1 + the index in `insns` of the first entry with that key (0: none).
+    pub dense: Vec<u16>,
+    pub dense_base: [u32; 64],
+    pub dense_shift: [u8; 64],
 }
 
 const OP_MASK: u32 = 0xfc00_0000;
@@ -87,6 +93,27 @@ fn build() -> Index {
             by_op[r.op as usize] = i as u16;
         }
     }
+    let mut dense = Vec::new();
+    let mut dense_base = [0u32; 64];
+    let mut dense_shift = [0u8; 64];
+    for o in 0..64 {
+        let m = key_mask[o];
+        let shift = if m == 0 { 0 } else { m.trailing_zeros() };
+        let width = if m == 0 {
+            0
+        } else {
+            32 - m.leading_zeros() - shift
+        };
+        debug_assert_eq!(m >> shift, (1u32 << width) - 1, "key masks are contiguous");
+        dense_base[o] = dense.len() as u32;
+        dense_shift[o] = shift as u8;
+        let start = dense.len();
+        dense.resize(start + (1usize << width), 0u16);
+        for i in (insn_start[o]..insn_start[o + 1]).rev() {
+            let k = (insns[i as usize].key >> shift) as usize;
+            dense[start + k] = i as u16 + 1;
+        }
+    }
     Index {
         key_mask,
         insns,
@@ -94,6 +121,9 @@ fn build() -> Index {
         dis,
         dis_start,
         by_op,
+        dense,
+        dense_base,
+        dense_shift,
     }
 }
 
@@ -107,10 +137,14 @@ pub(crate) fn index() -> &'static Index {
 pub(crate) fn find(word: u32) -> Option<&'static Entry> {
     let ix = index();
     let o = (word >> 26) as usize;
-    let slice = &ix.insns[ix.insn_start[o] as usize..ix.insn_start[o + 1] as usize];
     let key = word & ix.key_mask[o];
-    let at = slice.partition_point(|e| e.key < key);
-    slice[at..]
+    let slot = ix.dense_base[o] as usize + (key >> ix.dense_shift[o]) as usize;
+    let first = *ix.dense.get(slot)? as usize;
+    if first == 0 {
+        return None;
+    }
+    let end = ix.insn_start[o + 1] as usize;
+    ix.insns[first - 1..end]
         .iter()
         .take_while(|e| e.key == key)
         .find(|e| word & e.mask == e.bits)
