@@ -117,7 +117,10 @@ pub fn bench() -> CmdResult {
             );
         }
     }
-    println!("(256x256 tiles moved by real BSTART/B.DIM/B.IOR/B.IOT/BSTOP words; memcpy of the same bytes in the same run)");
+    println!(
+        "(best of >= 5 runs; 256x256 tiles moved by real BSTART/B.DIM/B.IOR/B.IOT/BSTOP words, \
+         access log off; memcpy of the same bytes in the same run; strided = rows 64 bytes apart beyond the dense width)"
+    );
     Ok(Outcome::Status(0))
 }
 
@@ -262,35 +265,49 @@ pub mod bench {
                 .map_err(|f| f.to_string())?;
         }
         once(&mut m, c)?; // warm-up
-        let (mut tl, mut ts, mut n) = (0.0, 0.0, 0u32);
-        while tl + ts < 0.3 || n < 3 {
+                          // Best of several runs: the machine is shared with other work, and the
+                          // best run is the closest to what the code can do.
+        let (mut best_l, mut best_s, mut spent, mut n) = (f64::MAX, f64::MAX, 0.0, 0u32);
+        while spent < 0.3 || n < 5 {
             let (a, b) = once(&mut m, c)?;
-            tl += a;
-            ts += b;
+            best_l = best_l.min(a);
+            best_s = best_s.min(b);
+            spent += a + b;
             n += 1;
         }
-        let total = bytes as f64 * n as f64;
-        let src = vec![0x5au8; bytes as usize];
-        let mut dst = vec![0u8; bytes as usize];
-        let mut reps = 0u32;
-        let t = Instant::now();
-        while t.elapsed().as_secs_f64() < 0.1 || reps < 3 {
-            dst.copy_from_slice(std::hint::black_box(&src));
-            std::hint::black_box(&mut dst);
-            reps += 1;
+        // One buffer, source and destination half a page apart modulo 4 KiB:
+        // two separate allocations can land a few bytes apart modulo 4 KiB and
+        // make memcpy crawl (4K aliasing), which would flatter the model.
+        let n = bytes as usize;
+        let mut buf = vec![0x5au8; 2 * n + 4096];
+        let (src, dst) = buf.split_at_mut(n + 2048);
+        let (src, dst) = (&src[..n], &mut dst[..n]);
+        const BATCH: u32 = 16;
+        let (mut best_copy, mut spent_copy) = (f64::MAX, 0.0);
+        while spent_copy < 0.1 {
+            let t = Instant::now();
+            for _ in 0..BATCH {
+                dst.copy_from_slice(std::hint::black_box(src));
+                std::hint::black_box(&mut *dst);
+            }
+            let e = t.elapsed().as_secs_f64();
+            best_copy = best_copy.min(e / BATCH as f64);
+            spent_copy += e;
         }
-        let memcpy = bytes as f64 * reps as f64 / t.elapsed().as_secs_f64() / 1e9;
+        let gbps = |secs: f64| bytes as f64 / secs / 1e9;
+        let memcpy = gbps(best_copy);
+        let (tl, ts) = (best_l, best_s);
         Ok(vec![
             Row {
                 op: "TLOAD",
                 bytes,
-                model_gbps: total / tl / 1e9,
+                model_gbps: gbps(tl),
                 memcpy_gbps: memcpy,
             },
             Row {
                 op: "TSTORE",
                 bytes,
-                model_gbps: total / ts / 1e9,
+                model_gbps: gbps(ts),
                 memcpy_gbps: memcpy,
             },
         ])
