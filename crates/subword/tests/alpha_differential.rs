@@ -59,6 +59,12 @@
 //! one relaxed static `hello` is kept to check that qemu-alpha and subword
 //! both end it with status 139.
 //!
+//! **Bare programs.** `tests/c/bare/*.c` are freestanding (`-nostdlib
+//! -static -ffreestanding`, their own `_start`, only `write` and `exit`
+//! through `callsys`): they exercise the CPU (floating point, traps) without
+//! the Linux personality and are named `bare/NAME` (expected output in
+//! `expected/bare/`).
+//!
 //! **BWX on ev5.** `charshort` built with `-mcpu=ev56` (byte stores are
 //! STB) is also run with `--cpu ev5`, which lacks BWX: SIGILL, status 132.
 
@@ -85,6 +91,8 @@ struct Program {
     cflags: Vec<String>,
     args: Vec<String>,
     env: Vec<(String, String)>,
+    /// A freestanding program of `tests/c/bare/` (no libc).
+    bare: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -95,6 +103,8 @@ enum Link {
     StaticRelaxed,
     /// Dynamic, built for a BWX model but run on `ev5`, which lacks BWX.
     BwxOnEv5,
+    /// Freestanding static (`tests/c/bare/`): no libc, only write and exit.
+    Bare,
 }
 
 impl Link {
@@ -104,6 +114,7 @@ impl Link {
             Link::Static => "static",
             Link::StaticRelaxed => "static-relaxed",
             Link::BwxOnEv5 => "bwx-on-ev5",
+            Link::Bare => "bare",
         }
     }
 
@@ -170,8 +181,9 @@ fn header<'a>(text: &'a str, key: &str) -> Option<&'a str> {
         .map(str::trim)
 }
 
-fn load_programs() -> Vec<Program> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(corpus_dir())
+/// The programs of `dir`; bare ones are named `bare/NAME`.
+fn load_programs(dir: &Path, bare: bool) -> Vec<Program> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
         .expect("read corpus dir")
         .map(|e| e.expect("dir entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "c"))
@@ -181,7 +193,8 @@ fn load_programs() -> Vec<Program> {
         .into_iter()
         .map(|source| {
             let text = std::fs::read_to_string(&source).expect("read C source");
-            let name = source.file_stem().unwrap().to_string_lossy().into_owned();
+            let stem = source.file_stem().unwrap().to_string_lossy().into_owned();
+            let name = if bare { format!("bare/{stem}") } else { stem };
             let status = header(&text, "status:")
                 .unwrap_or_else(|| panic!("{name}.c: missing /* status: N */ header"))
                 .parse()
@@ -205,6 +218,7 @@ fn load_programs() -> Vec<Program> {
                 cflags,
                 args,
                 env,
+                bare,
             }
         })
         .collect()
@@ -238,6 +252,9 @@ fn compile(gcc: &Path, prog: &Program, model: &str, link: Link, out: &Path) -> R
         .arg(&prog.source);
     match link {
         Link::Dynamic | Link::BwxOnEv5 => {}
+        Link::Bare => {
+            cmd.args(["-nostdlib", "-static", "-ffreestanding"]);
+        }
         Link::Static => {
             cmd.args(["-static", "-Wl,--no-relax"]);
         }
@@ -246,6 +263,9 @@ fn compile(gcc: &Path, prog: &Program, model: &str, link: Link, out: &Path) -> R
         }
     }
     cmd.args(&prog.cflags);
+    if link == Link::Bare {
+        cmd.arg("-lgcc");
+    }
     let o = cmd
         .output()
         .map_err(|e| format!("cannot run {}: {e}", gcc.display()))?;
@@ -405,20 +425,27 @@ fn c_corpus_agrees_under_qemu_and_subword() {
         return;
     }
     let started = Instant::now();
-    let progs = load_programs();
+    let mut progs = load_programs(&corpus_dir(), false);
     assert!(
         progs.len() >= 10,
         "corpus went missing: {} programs",
         progs.len()
     );
+    progs.extend(load_programs(&corpus_dir().join("bare"), true));
     let scratch = testkit::scratch_dir("alpha_differential");
 
     // Build every case.
     let mut cases = Vec::new();
     for (i, p) in progs.iter().enumerate() {
         for model in MODELS {
-            for link in [Link::Dynamic, Link::Static] {
-                let binary = scratch.join(format!("{}-{model}-{}", p.name, link.name()));
+            let links: &[Link] = if p.bare {
+                &[Link::Bare]
+            } else {
+                &[Link::Dynamic, Link::Static]
+            };
+            for &link in links {
+                let stem = p.name.replace('/', "-");
+                let binary = scratch.join(format!("{stem}-{model}-{}", link.name()));
                 cases.push(Case {
                     prog: i,
                     model,
@@ -580,7 +607,7 @@ fn c_corpus_agrees_under_qemu_and_subword() {
         ));
     }
     for (name, (a, n)) in &per_program {
-        testkit::say(&format!("  {name:<10} {a}/{n}"));
+        testkit::say(&format!("  {name:<12} {a}/{n}"));
     }
     if !candidates.is_empty() {
         testkit::say(&format!(
@@ -609,10 +636,13 @@ fn bless(progs: &[Program], cases: &[Case], outs: &[Outcome]) {
     let dir = corpus_dir().join("expected");
     std::fs::create_dir_all(&dir).expect("create expected/");
     for (i, p) in progs.iter().enumerate() {
+        if let Some(parent) = dir.join(&p.name).parent() {
+            std::fs::create_dir_all(parent).expect("create expected/ subdirectory");
+        }
         let per_model: Vec<(&str, &Outcome)> = cases
             .iter()
             .zip(outs)
-            .filter(|(c, _)| c.prog == i && c.link == Link::Dynamic)
+            .filter(|(c, _)| c.prog == i && matches!(c.link, Link::Dynamic | Link::Bare))
             .map(|(c, o)| (c.model, o))
             .collect();
         for m in MODELS {
