@@ -35,8 +35,8 @@ struct Half {
 struct Cell {
     low: Half,
     high: Half,
-    /// (row, col) of the first access, for the tooltip.
-    first: Option<(usize, u64, u64)>,
+    /// (pe, row, col) of the first accesses, for the tooltip.
+    who: [Option<(usize, u64, u64)>; 4],
 }
 
 /// Bytes per drawn line and the address a line starts at (the first row's
@@ -90,7 +90,12 @@ fn panel(out: &mut String, y0: u64, t: &Transfer) -> u64 {
                     h.read |= bit;
                 }
             }
-            c.first.get_or_insert((a.pe, a.row, a.col));
+            let me = Some((a.pe, a.row, a.col));
+            if !c.who.contains(&me) {
+                if let Some(slot) = c.who.iter_mut().find(|w| w.is_none()) {
+                    *slot = me;
+                }
+            }
         }
     }
     let (w, origin) = geometry(&t.accesses);
@@ -189,9 +194,16 @@ fn panel(out: &mut String, y0: u64, t: &Transfer) -> u64 {
             } else {
                 r##"stroke="#ffffff" stroke-width="1""##
             };
-            let title = match c.first {
-                Some((pe, r, col)) => format!("<title>{addr:#x}: PE{pe} row {r} col {col}</title>"),
-                None => format!("<title>{addr:#x}: not accessed</title>"),
+            let who: Vec<String> = c
+                .who
+                .iter()
+                .flatten()
+                .map(|(pe, r, col)| format!("PE{pe} row {r} col {col}"))
+                .collect();
+            let title = if who.is_empty() {
+                format!("<title>{addr:#x}: not accessed</title>")
+            } else {
+                format!("<title>{addr:#x}: {}</title>", who.join("; "))
             };
             let _ = writeln!(
                 out,

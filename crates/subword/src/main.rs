@@ -221,6 +221,9 @@ pub enum PtoCmd {
         scenario: PathBuf,
         #[arg(long)]
         svg: PathBuf,
+        /// What-if: draw it with the superseded pre-ADR-0074 element-unit row stride (never the default).
+        #[arg(long)]
+        element_stride: bool,
     },
     /// Measure TLOAD/TSTORE bandwidth next to memcpy.
     Bench,

@@ -258,3 +258,56 @@ fn footprint_writes_an_svg_with_a_legend() {
         "row 1 restarts at the byte-strided base"
     );
 }
+
+#[test]
+fn footprint_element_stride_what_if_draws_the_old_binary_rows() {
+    let dir = testkit::scratch_dir("pto_cli_footprint_what_if");
+    let f = examples().join("stride-unit-element-count.toml");
+    let (now, old) = (dir.join("bytes.svg"), dir.join("elements.svg"));
+    assert_eq!(
+        run(&["pto", "footprint", s(&f), "--svg", s(&now)])
+            .status
+            .code(),
+        Some(0)
+    );
+    let o = run(&[
+        "pto",
+        "footprint",
+        s(&f),
+        "--svg",
+        s(&old),
+        "--element-stride",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "the old unit reads other bytes, so the expectation fails"
+    );
+    let (now, old) = (
+        std::fs::read_to_string(now).unwrap(),
+        std::fs::read_to_string(old).unwrap(),
+    );
+    let title = |svg: &str, addr: &str| {
+        svg.lines()
+            .find_map(|l| {
+                l.split("<title>")
+                    .nth(1)
+                    .filter(|t| t.starts_with(addr))
+                    .map(str::to_string)
+            })
+            .unwrap_or_default()
+    };
+    assert!(
+        title(&now, "0x404:").contains("PE0 row 1 col 0"),
+        "byte stride 4: row 1 at 0x404"
+    );
+    assert!(
+        title(&old, "0x410:").contains("PE0 row 1 col 0"),
+        "element stride 4 x 4 bytes: row 1 at 0x410"
+    );
+    assert!(
+        !title(&old, "0x404:").contains("row 1"),
+        "no row 1 element at 0x404 in the old unit"
+    );
+    assert!(old.contains("pre-ADR-0074"));
+}

@@ -33,7 +33,11 @@ pub fn pto(c: PtoCmd) -> CmdResult {
         PtoCmd::Run(a) => pto_run::run(a),
         PtoCmd::Asm { file } => pto_asm::asm(&file),
         PtoCmd::Disasm { raw, file } => pto_asm::disasm(raw, &file),
-        PtoCmd::Footprint { scenario, svg } => pto_run::footprint(&scenario, &svg),
+        PtoCmd::Footprint {
+            scenario,
+            svg,
+            element_stride,
+        } => pto_run::footprint(&scenario, &svg, element_stride),
         PtoCmd::Bench => pto_run::bench(),
     }
 }

@@ -73,18 +73,22 @@ pub fn run(args: PtoRunArgs) -> CmdResult {
     Ok(Outcome::Status(if failures == 0 { 0 } else { 1 }))
 }
 
-/// `subword pto footprint SCENARIO --svg FILE`
-pub fn footprint(scenario_path: &Path, svg_path: &Path) -> CmdResult {
+/// `subword pto footprint SCENARIO --svg FILE [--element-stride]`
+pub fn footprint(scenario_path: &Path, svg_path: &Path, element_stride: bool) -> CmdResult {
     let sc = scenario::load(scenario_path).map_err(|e| Failure(e.to_string()))?;
-    let report = scenario::run(&sc, RunOptions::default());
+    let opts = RunOptions { element_stride };
+    let report = scenario::run(&sc, opts);
     warn_all(std::slice::from_ref(&report));
     for line in report.failure_lines() {
         println!("{line}");
     }
-    let title = match &sc.name {
+    let mut title = match &sc.name {
         Some(n) => format!("{} ({})", n, scenario_path.display()),
         None => scenario_path.display().to_string(),
     };
+    if element_stride {
+        title.push_str(" [what-if: pre-ADR-0074 element-unit stride]");
+    }
     let svg = pto::footprint::svg(&title, &report.transfers);
     std::fs::write(svg_path, svg)
         .map_err(|e| Failure(format!("{}: cannot write: {e}", svg_path.display())))?;
