@@ -1,11 +1,13 @@
 //! The predecoded-instruction cache: every executable page is decoded once,
-//! into 2048 [`Insn`] values, on first execution, and reused until a store
-//! into the page, an unmap/protect, or `IMB` makes it stale.
+//! on first execution, into 2048 micro-ops (see [`crate::exec::fast`]) plus
+//! an end-of-page sentinel, and reused until a store into the page, an
+//! unmap/protect, or `IMB` makes it stale.
 //!
 //! **Invariant:** a block is used only after [`ICache::sync`] has seen the
 //! current [`Memory::code_generation`]; memory queues every page whose
 //! decoded copy went stale (see `Memory::take_dirty_code`).
 
+use crate::exec::fast::{end_of_page, translate, Uop};
 use crate::memory::{MemFault, Memory, PAGE_SHIFT, PAGE_SIZE};
 use alpha_isa::Insn;
 use std::collections::HashMap;
@@ -14,8 +16,8 @@ use std::collections::HashMap;
 pub const INSNS_PER_PAGE: usize = (PAGE_SIZE / 4) as usize;
 const FRONT: usize = 256;
 
-/// A decoded page.
-pub type Block = [Insn; INSNS_PER_PAGE];
+/// A decoded page: one micro-op per instruction, then the sentinel.
+pub type Block = [Uop; INSNS_PER_PAGE + 1];
 
 /// Decoded pages keyed by page number.
 pub struct ICache {
@@ -26,6 +28,9 @@ pub struct ICache {
     seen_gen: u64,
     /// Pages decoded so far (a measure of decode work).
     pub decoded_pages: u64,
+    /// Use specialised micro-ops (false: every instruction goes through
+    /// the reference `exec::execute`; for differential tests).
+    fast: bool,
 }
 
 impl Default for ICache {
@@ -43,7 +48,14 @@ impl ICache {
             front: [(u64::MAX, 0); FRONT],
             seen_gen: u64::MAX,
             decoded_pages: 0,
+            fast: true,
         }
+    }
+
+    /// Choose specialised micro-ops (the default) or the reference path only.
+    pub fn set_fast_path(&mut self, fast: bool) {
+        self.fast = fast;
+        self.clear();
     }
 
     /// Drop every block (`IMB`).
@@ -93,9 +105,11 @@ impl ICache {
             Some(&i) => i,
             None => {
                 let bytes = mem.mark_code(pn)?;
-                let mut block: Box<Block> = Box::new([alpha_isa::decode(0); INSNS_PER_PAGE]);
-                for (d, w) in block.iter_mut().zip(bytes.chunks_exact(4)) {
-                    *d = alpha_isa::decode(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+                let base = pn << PAGE_SHIFT;
+                let mut block: Box<Block> = Box::new([end_of_page(); INSNS_PER_PAGE + 1]);
+                for (i, (d, w)) in block.iter_mut().zip(bytes.chunks_exact(4)).enumerate() {
+                    let insn = alpha_isa::decode(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+                    *d = translate(insn, base + 4 * i as u64, self.fast);
                 }
                 self.decoded_pages += 1;
                 let i = match self.free.pop() {
@@ -127,6 +141,6 @@ impl ICache {
     pub fn insn_at(&mut self, mem: &mut Memory, pc: u64) -> Result<Insn, MemFault> {
         self.sync(mem);
         let i = self.block_index(mem, pc >> PAGE_SHIFT)?;
-        Ok(self.blocks[i][((pc >> 2) as usize) % INSNS_PER_PAGE])
+        Ok(self.blocks[i][((pc >> 2) as usize) % INSNS_PER_PAGE].insn)
     }
 }

@@ -39,6 +39,13 @@ impl Machine {
         exec::run(&mut self.cpus[cpu], &mut self.mem, &mut self.icache, budget)
     }
 
+    /// Use the specialised micro-ops (default) or only the reference
+    /// `exec::execute` path (for differential tests).
+    pub fn set_fast_path(&mut self, fast: bool) {
+        self.mem.unmark_all_code();
+        self.icache.set_fast_path(fast);
+    }
+
     /// `IMB`: drop every predecoded instruction.
     pub fn flush_icache(&mut self) {
         self.mem.unmark_all_code();

@@ -16,14 +16,16 @@
 
 pub mod bytes;
 pub mod ext;
+pub mod fast;
 pub mod float;
 pub mod mem;
 
 use crate::cpu::Cpu;
-use crate::icache::{ICache, INSNS_PER_PAGE};
-use crate::memory::{MemFault, Memory, PAGE_SHIFT};
+use crate::icache::ICache;
+use crate::memory::{MemFault, Memory};
 use alpha_isa::{Ext, Insn, Op};
 use bytes::*;
+pub use fast::run;
 
 /// What stopped the interpreter. The doc of each variant says where
 /// `cpu.pc` points when it is returned.
@@ -71,58 +73,6 @@ impl Event {
                 | Event::BudgetExhausted
         )
     }
-}
-
-/// Run `cpu` for at most `budget` instructions; return the first event.
-/// On return `cpu.pc` and `cpu.icount` are up to date.
-pub fn run(cpu: &mut Cpu, mem: &mut Memory, ic: &mut ICache, budget: u64) -> Event {
-    let mut pc = cpu.pc;
-    // Instructions retired, kept in a local while running (RPCC reads it
-    // through `execute`'s `count` argument) and written back on exit.
-    let mut count = cpu.icount;
-    let end = count.saturating_add(budget);
-    let mut evslot = Event::BudgetExhausted;
-    // (event, raised by an executed instruction?)
-    let (ev, executed) = 'outer: loop {
-        if count >= end {
-            break (Event::BudgetExhausted, false);
-        }
-        ic.sync(mem);
-        let pn = pc >> PAGE_SHIFT;
-        let bi = match ic.block_index(mem, pn) {
-            Ok(b) => b,
-            Err(fault) => break (Event::MemFault { fault }, false),
-        };
-        let block = ic.block(bi);
-        let gen = mem.code_generation();
-        // The hot loop: stay on this decoded page while nothing invalidates it.
-        loop {
-            let insn = &block[((pc >> 2) as usize) % INSNS_PER_PAGE];
-            cpu.r[31] = 0;
-            count += 1;
-            match execute(cpu, mem, insn, pc, count, &mut evslot) {
-                Some(next) => {
-                    pc = next;
-                    if next >> PAGE_SHIFT != pn || mem.code_generation() != gen || count >= end {
-                        continue 'outer;
-                    }
-                }
-                None => break 'outer (evslot, true),
-            }
-        }
-    };
-    if executed {
-        if ev.pc_advanced() {
-            pc = pc.wrapping_add(4);
-        } else {
-            count -= 1;
-        }
-    }
-    cpu.icount = count;
-    cpu.pc = pc;
-    cpu.r[31] = 0;
-    cpu.f[31] = 0;
-    ev
 }
 
 /// Execute exactly one instruction (decoding it fresh; for tests and

@@ -1,0 +1,453 @@
+//! The interpreter's hot path: micro-ops and the run loop.
+//!
+//! Each decoded [`Insn`] of a code page is translated once into a [`Uop`]:
+//! the most frequent integer instructions get a specialised kind (register
+//! and literal forms apart, branch targets precomputed), everything else is
+//! [`K::Generic`] and goes through [`super::execute`], the reference
+//! semantics. Every specialised kind computes with the same helper
+//! functions as `execute`, and a test runs random programs both ways
+//! (`Machine::set_fast_path(false)` makes every uop generic).
+//!
+//! The run loop walks a page by index; only taken branches, jumps, stores
+//! into code and the page's end sentinel leave it. The instruction budget
+//! is exact, so a scheduler can run a CPU one instruction at a time.
+
+use super::bytes::*;
+use super::{execute, mem, Event};
+use crate::cpu::Cpu;
+use crate::icache::{ICache, INSNS_PER_PAGE};
+use crate::memory::{Memory, PAGE_SHIFT, PAGE_SIZE};
+use alpha_isa::{Ext, Insn, Op};
+
+/// Micro-op kinds. `R` forms take Rb, `L` forms the literal in `imm`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum K {
+    /// Anything without a specialised kind: `execute(insn)`.
+    Generic,
+    /// The sentinel after a page's last instruction: continue on the next page.
+    EndOfPage,
+    Lda,
+    Ldah,
+    AddqR,
+    AddqL,
+    SubqR,
+    SubqL,
+    AddlR,
+    AddlL,
+    SublR,
+    SublL,
+    S4addqR,
+    S8addqR,
+    AndR,
+    AndL,
+    BicR,
+    BicL,
+    BisR,
+    BisL,
+    XorR,
+    XorL,
+    SllR,
+    SllL,
+    SrlR,
+    SrlL,
+    SraR,
+    SraL,
+    CmpeqR,
+    CmpeqL,
+    CmpultR,
+    CmpultL,
+    CmpltR,
+    CmpltL,
+    CmpleR,
+    CmpleL,
+    ZapnotR,
+    ZapnotL,
+    ExtblR,
+    ExtqlR,
+    ExtqhR,
+    InsblR,
+    InsqlR,
+    MskblR,
+    Cmoveq,
+    Cmovne,
+    Ldq,
+    Ldl,
+    LdqU,
+    Stq,
+    Stl,
+    StqU,
+    Ldbu,
+    Stb,
+    Br,
+    Beq,
+    Bne,
+    Blt,
+    Bge,
+    Ble,
+    Bgt,
+    Blbc,
+    Blbs,
+    Jump,
+}
+
+/// One translated instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Uop {
+    pub kind: K,
+    pub ra: u8,
+    pub rb: u8,
+    pub rc: u8,
+    /// Literal, displacement (scaled for LDAH), or absolute branch target.
+    pub imm: u64,
+    pub insn: Insn,
+}
+
+/// Translate `insn` at `pc` (the pc matters for branch targets).
+pub fn translate(insn: Insn, pc: u64, fast: bool) -> Uop {
+    let mut u = Uop {
+        kind: K::Generic,
+        ra: insn.ra & 31,
+        rb: insn.rb & 31,
+        rc: insn.rc & 31,
+        imm: 0,
+        insn,
+    };
+    if !fast {
+        return u;
+    }
+    let disp = insn.disp as i64 as u64;
+    let (lit, l) = match insn.lit {
+        Some(v) => (true, v as u64),
+        None => (false, 0),
+    };
+    macro_rules! rl {
+        ($r:ident, $l:ident) => {{
+            u.imm = l;
+            if lit {
+                K::$l
+            } else {
+                K::$r
+            }
+        }};
+    }
+    macro_rules! r_only {
+        ($r:ident) => {
+            if lit {
+                K::Generic
+            } else {
+                K::$r
+            }
+        };
+    }
+    u.kind = match insn.op {
+        Op::Lda => {
+            u.imm = disp;
+            K::Lda
+        }
+        Op::Ldah => {
+            u.imm = disp << 16;
+            K::Ldah
+        }
+        Op::Addq => rl!(AddqR, AddqL),
+        Op::Subq => rl!(SubqR, SubqL),
+        Op::Addl => rl!(AddlR, AddlL),
+        Op::Subl => rl!(SublR, SublL),
+        Op::S4addq => r_only!(S4addqR),
+        Op::S8addq => r_only!(S8addqR),
+        Op::And => rl!(AndR, AndL),
+        Op::Bic => rl!(BicR, BicL),
+        Op::Bis => rl!(BisR, BisL),
+        Op::Xor => rl!(XorR, XorL),
+        Op::Sll => rl!(SllR, SllL),
+        Op::Srl => rl!(SrlR, SrlL),
+        Op::Sra => rl!(SraR, SraL),
+        Op::Cmpeq => rl!(CmpeqR, CmpeqL),
+        Op::Cmpult => rl!(CmpultR, CmpultL),
+        Op::Cmplt => rl!(CmpltR, CmpltL),
+        Op::Cmple => rl!(CmpleR, CmpleL),
+        Op::Zapnot => rl!(ZapnotR, ZapnotL),
+        Op::Extbl => r_only!(ExtblR),
+        Op::Extql => r_only!(ExtqlR),
+        Op::Extqh => r_only!(ExtqhR),
+        Op::Insbl => r_only!(InsblR),
+        Op::Insql => r_only!(InsqlR),
+        Op::Mskbl => r_only!(MskblR),
+        Op::Cmoveq => r_only!(Cmoveq),
+        Op::Cmovne => r_only!(Cmovne),
+        Op::Ldq => K::Ldq,
+        Op::Ldl => K::Ldl,
+        Op::LdqU => K::LdqU,
+        Op::Stq => K::Stq,
+        Op::Stl => K::Stl,
+        Op::StqU => K::StqU,
+        Op::Ldbu => K::Ldbu,
+        Op::Stb => K::Stb,
+        Op::Br
+        | Op::Bsr
+        | Op::Beq
+        | Op::Bne
+        | Op::Blt
+        | Op::Bge
+        | Op::Ble
+        | Op::Bgt
+        | Op::Blbc
+        | Op::Blbs => {
+            u.imm = pc.wrapping_add(4).wrapping_add(disp << 2);
+            match insn.op {
+                Op::Br | Op::Bsr => K::Br,
+                Op::Beq => K::Beq,
+                Op::Bne => K::Bne,
+                Op::Blt => K::Blt,
+                Op::Bge => K::Bge,
+                Op::Ble => K::Ble,
+                Op::Bgt => K::Bgt,
+                Op::Blbc => K::Blbc,
+                _ => K::Blbs,
+            }
+        }
+        Op::Jmp | Op::Jsr | Op::Ret | Op::JsrCoroutine => K::Jump,
+        _ => K::Generic,
+    };
+    u
+}
+
+/// The sentinel uop placed after the last instruction of every page.
+pub fn end_of_page() -> Uop {
+    Uop {
+        kind: K::EndOfPage,
+        ra: 31,
+        rb: 31,
+        rc: 31,
+        imm: 0,
+        insn: alpha_isa::decode(0),
+    }
+}
+
+/// Run `cpu` for at most `budget` instructions; return the first event.
+/// On return `cpu.pc` and `cpu.icount` are up to date.
+pub fn run(cpu: &mut Cpu, mem: &mut Memory, ic: &mut ICache, budget: u64) -> Event {
+    let start = cpu.icount;
+    let mut pc = cpu.pc;
+    let mut left = budget;
+    let mut evslot = Event::BudgetExhausted;
+    // (event, pc of the instruction that raised it or the next pc, raised by an instruction?)
+    let (ev, executed) = 'outer: loop {
+        if left == 0 {
+            break (Event::BudgetExhausted, false);
+        }
+        ic.sync(mem);
+        let pn = pc >> PAGE_SHIFT;
+        let base = pn << PAGE_SHIFT;
+        let bi = match ic.block_index(mem, pn) {
+            Ok(b) => b,
+            Err(fault) => break (Event::MemFault { fault }, false),
+        };
+        let block = ic.block(bi);
+        let gen = mem.code_generation();
+        let mut idx = ((pc & (PAGE_SIZE - 1)) >> 2) as usize;
+        macro_rules! at {
+            ($i:expr) => {
+                base + (($i as u64) << 2)
+            };
+        }
+        // Leave the page loop to continue at `$target`.
+        macro_rules! goto {
+            ($target:expr) => {{
+                let t: u64 = $target;
+                if t >> PAGE_SHIFT == pn {
+                    idx = ((t & (PAGE_SIZE - 1)) >> 2) as usize;
+                } else {
+                    pc = t;
+                    continue 'outer;
+                }
+            }};
+        }
+        loop {
+            if left == 0 {
+                pc = at!(idx);
+                break 'outer (Event::BudgetExhausted, false);
+            }
+            let u = &block[idx];
+            left -= 1;
+            cpu.r[31] = 0;
+            let r = &mut cpu.r;
+            let (ra, rb, rc) = (u.ra as usize, u.rb as usize, u.rc as usize);
+            macro_rules! op {
+                ($v:expr) => {{
+                    r[rc] = $v;
+                    idx += 1;
+                }};
+            }
+            macro_rules! br {
+                ($cond:expr) => {{
+                    if $cond {
+                        goto!(u.imm)
+                    } else {
+                        idx += 1;
+                    }
+                }};
+            }
+            macro_rules! memop {
+                ($f:path, $store:expr) => {{
+                    match $f(cpu, mem, &u.insn) {
+                        Ok(()) => {
+                            idx += 1;
+                            if $store && mem.code_generation() != gen {
+                                pc = at!(idx);
+                                continue 'outer;
+                            }
+                        }
+                        Err(e) => {
+                            pc = at!(idx);
+                            break 'outer (e, true);
+                        }
+                    }
+                }};
+            }
+            match u.kind {
+                K::Lda | K::Ldah => {
+                    r[ra] = r[rb].wrapping_add(u.imm);
+                    idx += 1;
+                }
+                K::AddqR => op!(r[ra].wrapping_add(r[rb])),
+                K::AddqL => op!(r[ra].wrapping_add(u.imm)),
+                K::SubqR => op!(r[ra].wrapping_sub(r[rb])),
+                K::SubqL => op!(r[ra].wrapping_sub(u.imm)),
+                K::AddlR => op!(sext32(r[ra].wrapping_add(r[rb]))),
+                K::AddlL => op!(sext32(r[ra].wrapping_add(u.imm))),
+                K::SublR => op!(sext32(r[ra].wrapping_sub(r[rb]))),
+                K::SublL => op!(sext32(r[ra].wrapping_sub(u.imm))),
+                K::S4addqR => op!((r[ra] << 2).wrapping_add(r[rb])),
+                K::S8addqR => op!((r[ra] << 3).wrapping_add(r[rb])),
+                K::AndR => op!(r[ra] & r[rb]),
+                K::AndL => op!(r[ra] & u.imm),
+                K::BicR => op!(r[ra] & !r[rb]),
+                K::BicL => op!(r[ra] & !u.imm),
+                K::BisR => op!(r[ra] | r[rb]),
+                K::BisL => op!(r[ra] | u.imm),
+                K::XorR => op!(r[ra] ^ r[rb]),
+                K::XorL => op!(r[ra] ^ u.imm),
+                K::SllR => op!(sll(r[ra], r[rb])),
+                K::SllL => op!(sll(r[ra], u.imm)),
+                K::SrlR => op!(srl(r[ra], r[rb])),
+                K::SrlL => op!(srl(r[ra], u.imm)),
+                K::SraR => op!(sra(r[ra], r[rb])),
+                K::SraL => op!(sra(r[ra], u.imm)),
+                K::CmpeqR => op!((r[ra] == r[rb]) as u64),
+                K::CmpeqL => op!((r[ra] == u.imm) as u64),
+                K::CmpultR => op!((r[ra] < r[rb]) as u64),
+                K::CmpultL => op!((r[ra] < u.imm) as u64),
+                K::CmpltR => op!(((r[ra] as i64) < (r[rb] as i64)) as u64),
+                K::CmpltL => op!(((r[ra] as i64) < (u.imm as i64)) as u64),
+                K::CmpleR => op!(((r[ra] as i64) <= (r[rb] as i64)) as u64),
+                K::CmpleL => op!(((r[ra] as i64) <= (u.imm as i64)) as u64),
+                K::ZapnotR => op!(zapnot(r[ra], r[rb])),
+                K::ZapnotL => op!(zapnot(r[ra], u.imm)),
+                K::ExtblR => op!(ext_low(r[ra], r[rb], MASK_B)),
+                K::ExtqlR => op!(ext_low(r[ra], r[rb], MASK_Q)),
+                K::ExtqhR => op!(ext_high(r[ra], r[rb], MASK_Q)),
+                K::InsblR => op!(ins_low(r[ra], r[rb], MASK_B)),
+                K::InsqlR => op!(ins_low(r[ra], r[rb], MASK_Q)),
+                K::MskblR => op!(msk_low(r[ra], r[rb], MASK_B)),
+                K::Cmoveq => {
+                    if r[ra] == 0 {
+                        r[rc] = r[rb];
+                    }
+                    idx += 1;
+                }
+                K::Cmovne => {
+                    if r[ra] != 0 {
+                        r[rc] = r[rb];
+                    }
+                    idx += 1;
+                }
+                K::Ldq => memop!(mem::ldq, false),
+                K::Ldl => memop!(mem::ldl, false),
+                K::LdqU => memop!(mem::ldq_u, false),
+                K::Stq => memop!(mem::stq, true),
+                K::Stl => memop!(mem::stl, true),
+                K::StqU => memop!(mem::stq_u, true),
+                K::Ldbu | K::Stb => {
+                    if !cpu.has(Ext::Bwx) {
+                        pc = at!(idx);
+                        break 'outer (
+                            Event::Opcdec {
+                                insn: u.insn,
+                                missing: Some(Ext::Bwx),
+                            },
+                            true,
+                        );
+                    }
+                    if u.kind == K::Ldbu {
+                        memop!(mem::ldbu, false)
+                    } else {
+                        memop!(mem::stb, true)
+                    }
+                }
+                K::Br => {
+                    r[ra] = at!(idx + 1);
+                    goto!(u.imm)
+                }
+                K::Beq => br!(r[ra] == 0),
+                K::Bne => br!(r[ra] != 0),
+                K::Blt => br!((r[ra] as i64) < 0),
+                K::Bge => br!((r[ra] as i64) >= 0),
+                K::Ble => br!((r[ra] as i64) <= 0),
+                K::Bgt => br!((r[ra] as i64) > 0),
+                K::Blbc => br!(r[ra] & 1 == 0),
+                K::Blbs => br!(r[ra] & 1 != 0),
+                K::Jump => {
+                    // Rb is read before Ra is written (JSR $26, ($26)).
+                    let target = r[rb] & !3;
+                    r[ra] = at!(idx + 1);
+                    goto!(target)
+                }
+                K::EndOfPage => {
+                    // Not an instruction: give the budget back and move on.
+                    left += 1;
+                    pc = base.wrapping_add(PAGE_SIZE);
+                    continue 'outer;
+                }
+                K::Generic => {
+                    let here = at!(idx);
+                    let count = start + (budget - left);
+                    match execute(cpu, mem, &u.insn, here, count, &mut evslot) {
+                        Some(next) => {
+                            if next == here + 4 && mem.code_generation() == gen {
+                                idx += 1;
+                            } else {
+                                pc = next;
+                                continue 'outer;
+                            }
+                        }
+                        None => {
+                            pc = here;
+                            break 'outer (evslot, true);
+                        }
+                    }
+                }
+            }
+            // Falling off the last instruction lands on the sentinel.
+            debug_assert!(idx <= INSNS_PER_PAGE);
+        }
+    };
+    let mut count = start + (budget - left);
+    if executed {
+        if ev.pc_advanced() {
+            pc = pc.wrapping_add(4);
+        } else {
+            count -= 1;
+        }
+    }
+    cpu.icount = count;
+    cpu.pc = pc;
+    cpu.r[31] = 0;
+    cpu.f[31] = 0;
+    ev
+}
+
+#[inline(always)]
+fn sext32(x: u64) -> u64 {
+    x as u32 as i32 as i64 as u64
+}
