@@ -424,7 +424,13 @@ fn complete(
     // as soft-fp reports it (all of them, inexact included), signal only
     // for exceptions enabled in the IEEE control word.
     put(f, rc, kernel_value);
-    let kexc = exc.as_kernel();
+    // soft-fp reports an out-of-range conversion (CVTTQ, CVTQL) as invalid
+    // operation alone, without inexact (FP_TO_INT_ROUND / math.c CVTQL).
+    let kexc = if exc.intersects(Exc::IOV) {
+        Exc::INV
+    } else {
+        exc.as_kernel()
+    };
     *fpcr = fpcr::record(*fpcr, kexc);
     let signal =
         Exc(((kexc.swcr_enable_bits() & ieee_ctl & fpcr::IEEE_TRAP_ENABLE_MASK) >> 1) as u8);
