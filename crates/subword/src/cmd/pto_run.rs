@@ -269,8 +269,24 @@ pub mod bench {
                 .map_err(|f| f.to_string())?;
         }
         once(&mut m, c)?; // warm-up
-                          // Best of several runs: the machine is shared with other work, and the
-                          // best run is the closest to what the code can do.
+                          // The moved bytes must be the source bytes: a fast but wrong path
+                          // would otherwise look good here.
+        let row_bytes = (COLS * c.bits).div_ceil(8) as usize;
+        let (mut a, mut b) = (vec![0u8; row_bytes], vec![0u8; row_bytes]);
+        for r in 0..ROWS {
+            m.read_memory(SRC + r * stride, &mut a)
+                .map_err(|f| f.to_string())?;
+            m.read_memory(DST + r * stride, &mut b)
+                .map_err(|f| f.to_string())?;
+            if a != b {
+                return Err(format!(
+                    "bench {} row {r}: TSTORE wrote other bytes than TLOAD read",
+                    c.dtype
+                ));
+            }
+        }
+        // Best of several runs: the machine is shared with other work, and the
+        // best run is the closest to what the code can do.
         let (mut best_l, mut best_s, mut spent, mut n) = (f64::MAX, f64::MAX, 0.0, 0u32);
         while spent < 0.3 || n < 5 {
             let (a, b) = once(&mut m, c)?;
