@@ -30,6 +30,7 @@ pub mod forms;
 pub mod gm;
 pub mod machine;
 pub mod memory;
+mod rows;
 pub mod scenario;
 pub mod shared;
 pub mod tile;

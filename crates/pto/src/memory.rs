@@ -25,6 +25,7 @@ use crate::machine::{
     GmAccess, Machine, MemoryEvent, MemoryEventKind, Nibble, StrideSource, TransferInfo,
     PTO_MODEL_MEMORY_AGENTS,
 };
+use crate::rows;
 use crate::shared::SharedTileInfo;
 use crate::tile::{self, TileInfo};
 use crate::types::{DataType, Fault, TileLayout, TileLocation};
@@ -199,33 +200,30 @@ impl Machine {
         }
     }
 
-    /// True when the fast row path applies to `t`.
-    fn dense_rows(&self, t: &TileInfo) -> bool {
-        self.capture.is_none()
-            && !self.element_stride_mode
-            && !t.data_type.is_four_bit()
-            && t.layout == TileLayout::RowMajor
+    /// Access-log entry of the run path (capture is off there).
+    pub(crate) fn log_access(
+        &mut self,
+        pe: usize,
+        addr: u64,
+        dt: DataType,
+        row: u64,
+        col: u64,
+        write: bool,
+    ) {
+        self.log(pe, addr, dt, row, col, write, 0);
     }
 
     /// Preflight of a single-PE rectangle: `Err((fault, addr))` for the
     /// first failing element in row-major order.
     fn preflight_local(&self, t: &TileInfo, base: u64, stride: u64) -> Result<(), (Fault, u64)> {
-        let dt = t.data_type;
-        let eb = dt.element_bytes() as u64;
-        if self.dense_rows(t) {
-            let row_bytes = t.valid_columns * eb;
-            let mut ok = true;
-            for r in 0..t.valid_rows {
-                let rb = base.wrapping_add(r.wrapping_mul(stride));
-                if rb % eb != 0 || rb as u128 + row_bytes as u128 > self.gm.size() as u128 {
-                    ok = false;
-                    break;
-                }
-            }
-            if ok {
+        if self.runs_apply(t) {
+            let runs = Self::runs(t, None, 0);
+            if self.runs_preflight_ok(t, &runs, &rows::uniform(base, stride)) {
                 return Ok(());
             }
         }
+        let dt = t.data_type;
+        let eb = dt.element_bytes() as u64;
         for r in 0..t.valid_rows {
             for c in 0..t.valid_columns {
                 let a = self.element_address(base, r, c, stride, dt);
@@ -276,8 +274,12 @@ impl Machine {
             return Err(self.raise(f, a));
         }
         let pe = self.local_agent();
-        self.load_rectangle(&mut t, pe, base, stride);
-        t.mark_valid_region_defined();
+        if self.load_rectangle(&mut t, pe, base, stride) {
+            // The row path already marked the valid region defined.
+            t.contents_defined = true;
+        } else {
+            t.mark_valid_region_defined();
+        }
         if t.layout.is_cube() {
             apply_padding(&mut t, pad);
         }
@@ -285,64 +287,14 @@ impl Machine {
         Ok(())
     }
 
-    /// Commit half of a Local TLOAD (preflight already passed).
-    fn load_rectangle(&mut self, t: &mut TileInfo, pe: usize, base: u64, stride: u64) {
+    /// Commit half of a Local TLOAD (preflight already passed). True when
+    /// the run path ran (it marks the valid region defined itself).
+    fn load_rectangle(&mut self, t: &mut TileInfo, pe: usize, base: u64, stride: u64) -> bool {
         let dt = t.data_type;
-        let eb = dt.element_bytes() as usize;
-        if self.dense_rows(t) {
-            let vc = t.valid_columns as usize;
-            let mut buf = vec![0u8; vc * eb];
-            let carrier = t.uses_packed_carrier();
-            let sign = dt.sign_extends_on_load() && !carrier;
-            for r in 0..t.valid_rows {
-                let rb = base.wrapping_add(r.wrapping_mul(stride));
-                self.gm.read_slice(rb, &mut buf);
-                let start = (r * t.columns) as usize;
-                let dst = &mut t.payload[start..start + vc];
-                match eb {
-                    1 => {
-                        for (d, &b) in dst.iter_mut().zip(buf.iter()) {
-                            *d = if sign {
-                                b as i8 as i64 as u64
-                            } else {
-                                b as u64
-                            };
-                        }
-                    }
-                    2 => {
-                        for (d, ch) in dst.iter_mut().zip(buf.chunks_exact(2)) {
-                            let v = u16::from_le_bytes([ch[0], ch[1]]);
-                            *d = if sign {
-                                v as i16 as i64 as u64
-                            } else {
-                                v as u64
-                            };
-                        }
-                    }
-                    4 => {
-                        for (d, ch) in dst.iter_mut().zip(buf.chunks_exact(4)) {
-                            let v = u32::from_le_bytes([ch[0], ch[1], ch[2], ch[3]]);
-                            *d = if sign {
-                                v as i32 as i64 as u64
-                            } else {
-                                v as u64
-                            };
-                        }
-                    }
-                    _ => {
-                        for (d, ch) in dst.iter_mut().zip(buf.chunks_exact(8)) {
-                            *d = u64::from_le_bytes(ch.try_into().unwrap_or([0; 8]));
-                        }
-                    }
-                }
-                t.defined[start..start + vc].fill(true);
-                if self.access_logging {
-                    for c in 0..t.valid_columns {
-                        self.log(pe, rb.wrapping_add(c * eb as u64), dt, r, c, false, 0);
-                    }
-                }
-            }
-            return;
+        if self.runs_apply(t) {
+            let runs = Self::runs(t, None, pe);
+            self.runs_load(t, &runs, &rows::uniform(base, stride));
+            return true;
         }
         for r in 0..t.valid_rows {
             for c in 0..t.valid_columns {
@@ -354,6 +306,7 @@ impl Machine {
                 self.log(pe, a, dt, r, c, false, raw);
             }
         }
+        false
     }
 
     /// `LoadTileMemoryElement` at a probed address: (raw bytes, element).
@@ -460,49 +413,15 @@ impl Machine {
         }
         let pe = self.local_agent();
         let dt = t.data_type;
-        let eb = dt.element_bytes() as usize;
-        if self.dense_rows(t) {
-            let vc = t.valid_columns as usize;
-            let mut buf = vec![0u8; vc * eb];
-            for r in 0..t.valid_rows {
-                let rb = base.wrapping_add(r.wrapping_mul(stride));
-                let start = (r * t.columns) as usize;
-                let src = &t.payload[start..start + vc];
-                match eb {
-                    1 => {
-                        for (d, &v) in buf.iter_mut().zip(src) {
-                            *d = v as u8;
-                        }
-                    }
-                    2 => {
-                        for (d, &v) in buf.chunks_exact_mut(2).zip(src) {
-                            d.copy_from_slice(&(v as u16).to_le_bytes());
-                        }
-                    }
-                    4 => {
-                        for (d, &v) in buf.chunks_exact_mut(4).zip(src) {
-                            d.copy_from_slice(&(v as u32).to_le_bytes());
-                        }
-                    }
-                    _ => {
-                        for (d, &v) in buf.chunks_exact_mut(8).zip(src) {
-                            d.copy_from_slice(&v.to_le_bytes());
-                        }
-                    }
-                }
-                self.gm.write_slice(rb, &buf);
-                if self.access_logging {
-                    for c in 0..t.valid_columns {
-                        self.log(pe, rb.wrapping_add(c * eb as u64), dt, r, c, true, 0);
-                    }
-                }
-            }
+        if self.runs_apply(t) {
+            let runs = Self::runs(t, None, pe);
+            self.runs_store(t, &runs, &rows::uniform(base, stride), None);
             return Ok(());
         }
         for r in 0..t.valid_rows {
             for c in 0..t.valid_columns {
                 let a = self.element_address(base, r, c, stride, dt);
-                let v = t.element_index(r, c).map_or(0, |i| t.payload[i]);
+                let v = t.element_index(r, c).map_or(0, |i| t.payload.get(i));
                 let stored = self.store_element(a, dt, c, v);
                 self.log(pe, a, dt, r, c, true, stored);
             }
@@ -566,7 +485,8 @@ impl Machine {
             for e in 0..(t.rows * t.columns) {
                 let region = tile::shared_tile_element_region(t, e);
                 if pe_selected(mask, region) && t.defined[e as usize] {
-                    u.tile.set_element(e as usize, t.payload[e as usize], true);
+                    u.tile
+                        .set_element(e as usize, t.payload.get(e as usize), true);
                 }
             }
             u.initialized_mask = old.initialized_mask | mask;
@@ -637,6 +557,18 @@ impl Machine {
                 Some(id),
             );
         }
+        if self.runs_apply(&t) {
+            let runs = Self::runs(&t, Some(mask), 0);
+            if self.runs_preflight_ok(&t, &runs, pe) {
+                self.runs_load(&mut t, &runs, pe);
+                if mask == 0b1111 {
+                    t.contents_defined = true;
+                }
+                let ok = self.atomic_update_shared_tile(id, &t, mask, false);
+                debug_assert!(ok, "compatibility was checked before the preflight");
+                return Ok(());
+            }
+        }
         for r in 0..valid_rows {
             for c in 0..valid_columns {
                 let Some(e) = t.element_index(r, c) else {
@@ -688,6 +620,29 @@ impl Machine {
         }
         let dt = t.data_type;
         let eb = dt.element_bytes() as u64;
+        let src = self
+            .pending_stride_source
+            .take()
+            .unwrap_or(StrideSource::Encoded);
+        for agent in (0..PTO_MODEL_MEMORY_AGENTS).filter(|&p| pe_selected(mask, p)) {
+            self.record_transfer(
+                agent,
+                true,
+                t,
+                pe.base[agent],
+                pe.stride[agent],
+                src,
+                Some(id),
+            );
+        }
+        if self.runs_apply(t) {
+            let runs = Self::runs(t, Some(mask), 0);
+            if self.runs_preflight_ok(t, &runs, pe) {
+                let read = move |m: &Machine, p: usize| m.shared_word(id, p as u64).unwrap_or(0);
+                self.runs_store(t, &runs, pe, Some(&read));
+                return Ok(());
+            }
+        }
         for r in 0..t.valid_rows {
             for c in 0..t.valid_columns {
                 let Some(e) = t.element_index(r, c) else {

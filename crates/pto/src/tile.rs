@@ -32,8 +32,8 @@ pub struct TileInfo {
     pub data_type: DataType,
     pub layout: TileLayout,
     pub location: TileLocation,
-    /// Element words in row-major order, `rows * columns` of them.
-    pub payload: Vec<u64>,
+    /// Element values by payload index (`TileLogicalLinearIndex`).
+    pub payload: Payload,
     /// Per-element definedness, same indexing as `payload`.
     pub defined: Vec<bool>,
 }
@@ -51,9 +51,78 @@ impl Default for TileInfo {
             data_type: DataType::U8,
             layout: TileLayout::RowMajor,
             location: TileLocation::Any,
-            payload: Vec::new(),
+            payload: Payload::default(),
             defined: Vec::new(),
         }
+    }
+}
+
+/// Tile payload storage: `len` element slots of `slot` bytes, little-endian.
+/// Packed-carrier tiles (`TileUsesPackedCarrierRepresentation`) hold each
+/// element at its own width (one byte per four-bit element), so dense rows
+/// move as slice copies; other tiles hold full 64-bit words, as the ASL's
+/// word payload does (a sign-extended S8 load stays sign-extended).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Payload {
+    slot: usize,
+    bytes: Vec<u8>,
+}
+
+impl Payload {
+    /// `len` zeroed slots of `slot` (1, 2, 4 or 8) bytes.
+    pub fn new(len: usize, slot: usize) -> Payload {
+        Payload {
+            slot,
+            bytes: vec![0; len * slot],
+        }
+    }
+
+    /// Number of element slots.
+    pub fn len(&self) -> usize {
+        self.bytes.len().checked_div(self.slot).unwrap_or(0)
+    }
+
+    /// Whether there are no slots.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// Bytes per slot.
+    pub fn slot(&self) -> usize {
+        self.slot
+    }
+
+    /// Value of slot `i`, zero-extended.
+    pub fn get(&self, i: usize) -> u64 {
+        let s = self.slot;
+        let b = &self.bytes[i * s..i * s + s];
+        match s {
+            1 => b[0] as u64,
+            2 => u16::from_le_bytes([b[0], b[1]]) as u64,
+            4 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64,
+            _ => u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
+        }
+    }
+
+    /// Sets slot `i` to the low `slot` bytes of `v`.
+    pub fn set(&mut self, i: usize, v: u64) {
+        match self.slot {
+            1 => self.bytes[i] = v as u8,
+            2 => self.bytes[i * 2..i * 2 + 2].copy_from_slice(&(v as u16).to_le_bytes()),
+            4 => self.bytes[i * 4..i * 4 + 4].copy_from_slice(&(v as u32).to_le_bytes()),
+            _ => self.bytes[i * 8..i * 8 + 8].copy_from_slice(&v.to_le_bytes()),
+        }
+    }
+
+    /// Raw bytes of slots `start..start + n`.
+    pub fn slots(&self, start: usize, n: usize) -> &[u8] {
+        &self.bytes[start * self.slot..(start + n) * self.slot]
+    }
+
+    /// Raw bytes of slots `start..start + n`, mutable.
+    pub fn slots_mut(&mut self, start: usize, n: usize) -> &mut [u8] {
+        let s = self.slot;
+        &mut self.bytes[start * s..(start + n) * s]
     }
 }
 
@@ -133,7 +202,7 @@ impl TileInfo {
         } else {
             value
         };
-        self.payload[idx] = v;
+        self.payload.set(idx, v);
         self.defined[idx] = defined;
     }
 
@@ -155,7 +224,7 @@ impl TileInfo {
         for r in 0..self.valid_rows {
             for c in 0..self.valid_columns {
                 if let Some(i) = self.element_index(r, c) {
-                    let v = self.payload[i];
+                    let v = self.payload.get(i);
                     self.set_element(i, v, true);
                 }
             }
@@ -176,6 +245,13 @@ impl TileInfo {
         location: TileLocation,
     ) -> TileInfo {
         let n = (rows * columns) as usize;
+        let carrier = !layout.is_cube()
+            && (data_type.is_four_bit() || rows * columns > PTO_MODEL_TILE_ELEMENTS);
+        let slot = if carrier {
+            data_type.element_bytes() as usize
+        } else {
+            8
+        };
         TileInfo {
             allocated: true,
             contents_defined: false,
@@ -187,7 +263,7 @@ impl TileInfo {
             data_type,
             layout,
             location,
-            payload: vec![0; n],
+            payload: Payload::new(n, slot),
             defined: vec![false; n],
         }
     }
