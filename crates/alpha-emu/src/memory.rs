@@ -149,6 +149,8 @@ impl std::fmt::Display for MapError {
 }
 
 struct Page {
+    /// The bytes; empty until first touched (a fresh page reads as zeros),
+    /// so mapping a large stack or heap costs nothing until it is used.
     data: Box<[u8]>,
     perm: Perm,
     /// The instruction cache holds a decoded copy of this page.
@@ -204,6 +206,14 @@ pub struct Memory {
 impl Default for Memory {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+/// Give a lazily-zero page its bytes.
+#[inline]
+fn materialize(p: &mut Page) {
+    if p.data.is_empty() {
+        p.data = vec![0u8; PAGE_SIZE as usize].into_boxed_slice();
     }
 }
 
@@ -263,14 +273,14 @@ impl Memory {
         for pn in first..first + n {
             if let Some(&slot) = self.map.get(&pn) {
                 let p = &mut self.pages[slot];
-                p.data.fill(0);
+                p.data = Box::new([]);
                 p.perm = perm;
                 if std::mem::take(&mut p.code) {
                     self.dirty_code.push(pn);
                 }
             } else {
                 let page = Page {
-                    data: vec![0u8; PAGE_SIZE as usize].into_boxed_slice(),
+                    data: Box::new([]),
                     perm,
                     code: false,
                 };
@@ -410,7 +420,11 @@ impl Memory {
             }
             let off = (a & OFF_MASK) as usize;
             let n = (PAGE_SIZE as usize - off).min(out.len() - done);
-            out[done..done + n].copy_from_slice(&page.data[off..off + n]);
+            if page.data.is_empty() {
+                out[done..done + n].fill(0);
+            } else {
+                out[done..done + n].copy_from_slice(&page.data[off..off + n]);
+            }
             done += n;
         }
         Ok(())
@@ -445,6 +459,7 @@ impl Memory {
             let off = (a & OFF_MASK) as usize;
             let n = (PAGE_SIZE as usize - off).min(bytes.len() - done);
             let page = &mut self.pages[slot];
+            materialize(page);
             page.data[off..off + n].copy_from_slice(&bytes[done..done + n]);
             if std::mem::take(&mut page.code) {
                 self.dirty_code.push(a >> PAGE_SHIFT);
@@ -480,6 +495,7 @@ impl Memory {
         if !self.pages[slot].perm.contains(Perm::R) {
             return Err(fault(FaultKind::Protection));
         }
+        materialize(&mut self.pages[slot]);
         self.rtlb[(pn as usize) & (TLB_SIZE - 1)] = TlbEntry { pn, slot };
         Ok(slot)
     }
@@ -507,6 +523,7 @@ impl Memory {
         if !page.perm.contains(Perm::W) {
             return Err(fault(FaultKind::Protection));
         }
+        materialize(page);
         if std::mem::take(&mut page.code) {
             // A store into predecoded code: have the instruction cache drop
             // the block. The page is not cached for writes this time; the
@@ -704,6 +721,7 @@ impl Memory {
             *e = TLB_EMPTY;
         }
         let page = &mut self.pages[slot];
+        materialize(page);
         page.code = true;
         Ok(&page.data)
     }

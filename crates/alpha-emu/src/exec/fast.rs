@@ -27,6 +27,13 @@ pub enum K {
     Generic,
     /// The sentinel after a page's last instruction: continue on the next page.
     EndOfPage,
+    /// No architectural effect (an operate or LDA whose only result goes to
+    /// R31, e.g. `nop` = `bis $31,$31,$31`).
+    Nop,
+    /// BR/BSR with Ra = R31: just go.
+    Goto,
+    /// JMP/RET/JSR with Ra = R31.
+    JumpNoLink,
     Lda,
     Ldah,
     AddqR,
@@ -209,6 +216,41 @@ pub fn translate(insn: Insn, pc: u64, fast: bool) -> Uop {
         Op::Jmp | Op::Jsr | Op::Ret | Op::JsrCoroutine => K::Jump,
         _ => K::Generic,
     };
+    // No specialised kind writes R31, so the loop never has to re-zero it
+    // (only the generic path does, after `execute`).
+    let writes_ra = matches!(
+        u.kind,
+        K::Lda | K::Ldah | K::Ldq | K::Ldl | K::LdqU | K::Ldbu | K::Br | K::Jump
+    );
+    let writes_rc = !writes_ra
+        && !matches!(
+            u.kind,
+            K::Generic
+                | K::Stq
+                | K::Stl
+                | K::StqU
+                | K::Stb
+                | K::Beq
+                | K::Bne
+                | K::Blt
+                | K::Bge
+                | K::Ble
+                | K::Bgt
+                | K::Blbc
+                | K::Blbs
+        );
+    if writes_ra && u.ra == 31 {
+        u.kind = match u.kind {
+            K::Br => K::Goto,
+            K::Jump => K::JumpNoLink,
+            // LDQ_U R31 is UNOP (Handbook §4.2, Table of pseudo-ops).
+            K::Lda | K::Ldah | K::LdqU => K::Nop,
+            // Other loads into R31 keep the reference path.
+            _ => K::Generic,
+        };
+    } else if writes_rc && u.rc == 31 {
+        u.kind = K::Nop;
+    }
     u
 }
 
@@ -231,6 +273,7 @@ pub fn run(cpu: &mut Cpu, mem: &mut Memory, ic: &mut ICache, budget: u64) -> Eve
     let mut pc = cpu.pc;
     let mut left = budget;
     let mut evslot = Event::BudgetExhausted;
+    cpu.r[31] = 0;
     // (event, pc of the instruction that raised it or the next pc, raised by an instruction?)
     let (ev, executed) = 'outer: loop {
         if left == 0 {
@@ -270,9 +313,12 @@ pub fn run(cpu: &mut Cpu, mem: &mut Memory, ic: &mut ICache, budget: u64) -> Eve
             }
             let u = &block[idx];
             left -= 1;
-            cpu.r[31] = 0;
             let r = &mut cpu.r;
-            let (ra, rb, rc) = (u.ra as usize, u.rb as usize, u.rc as usize);
+            let (ra, rb, rc) = (
+                (u.ra & 31) as usize,
+                (u.rb & 31) as usize,
+                (u.rc & 31) as usize,
+            );
             macro_rules! op {
                 ($v:expr) => {{
                     r[rc] = $v;
@@ -385,10 +431,13 @@ pub fn run(cpu: &mut Cpu, mem: &mut Memory, ic: &mut ICache, budget: u64) -> Eve
                         memop!(mem::stb, true)
                     }
                 }
+                K::Nop => idx += 1,
                 K::Br => {
                     r[ra] = at!(idx + 1);
                     goto!(u.imm)
                 }
+                K::Goto => goto!(u.imm),
+                K::JumpNoLink => goto!(r[rb] & !3),
                 K::Beq => br!(r[ra] == 0),
                 K::Bne => br!(r[ra] != 0),
                 K::Blt => br!((r[ra] as i64) < 0),
@@ -412,7 +461,9 @@ pub fn run(cpu: &mut Cpu, mem: &mut Memory, ic: &mut ICache, budget: u64) -> Eve
                 K::Generic => {
                     let here = at!(idx);
                     let count = start + (budget - left);
-                    match execute(cpu, mem, &u.insn, here, count, &mut evslot) {
+                    let res = execute(cpu, mem, &u.insn, here, count, &mut evslot);
+                    cpu.r[31] = 0;
+                    match res {
                         Some(next) => {
                             if next == here + 4 && mem.code_generation() == gen {
                                 idx += 1;

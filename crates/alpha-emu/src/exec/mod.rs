@@ -327,6 +327,8 @@ pub fn execute(
         }
         Op::Ldl => done(mem::ldl(cpu, mem, &insn), next, evout),
         Op::Ldq => done(mem::ldq(cpu, mem, &insn), next, evout),
+        // LDQ_U R31 is UNOP: no access, no fault.
+        Op::LdqU if ra == 31 => Some(next),
         Op::LdqU => done(mem::ldq_u(cpu, mem, &insn), next, evout),
         Op::Stl => done(mem::stl(cpu, mem, &insn), next, evout),
         Op::Stq => done(mem::stq(cpu, mem, &insn), next, evout),
