@@ -1127,17 +1127,62 @@ impl Asm {
                     .ok_or_else(|| format!("`{}` is not an integer register", ops[0]))?;
                 if names_address(self, &ops[1]) {
                     // PC-relative address load: br r,.+4 ; ldah r,hi(r) ; lda r,lo(r).
-                    let target = self.eval(&ops[1], si, dot)?.v;
-                    let off = target.wrapping_sub(dot as i64 + 4);
-                    if self.pass == 2 && !(-(1i64 << 31)..(1i64 << 31) - 0x8000).contains(&off) {
-                        return Err(format!("`{}` is more than 2 GiB away", ops[1]));
+                    let (br, ldah, lo) = self.pc_rel(r, &ops[1], si, dot)?;
+                    return Ok(vec![br, ldah, (0x08 << 26) | (r << 21) | (r << 16) | lo]);
+                }
+            }
+            // `jsr [ra,] sym` / `jmp sym`: the calling standard's form, with the
+            // procedure value in $27 (pv): br/ldah/lda $27, then jsr ra,($27),sym.
+            "jsr" | "jmp"
+                if !ops.is_empty()
+                    && ops.len() <= 2
+                    && mem_operand(ops.last().unwrap()).is_none()
+                    && int_reg(ops.last().unwrap()).is_none() =>
+            {
+                let ra = match (m, ops.len()) {
+                    (_, 2) => int_reg(&ops[0])
+                        .ok_or_else(|| format!("`{}` is not an integer register", ops[0]))?,
+                    ("jsr", _) => 26,
+                    _ => 31,
+                };
+                let target_text = ops.last().unwrap();
+                let (br, ldah, lo) = self.pc_rel(27, target_text, si, dot)?;
+                let target = self.eval(target_text, si, dot)?.v;
+                let jpc = dot as i64 + 12;
+                let hint = ((target.wrapping_sub(jpc + 4)) >> 2) as u32 & 0x3fff;
+                let kind = if m == "jsr" { 1 } else { 0 };
+                return Ok(vec![
+                    br,
+                    ldah,
+                    (0x08 << 26) | (27 << 21) | (27 << 16) | lo,
+                    (0x1a << 26) | (ra << 21) | (27 << 16) | (kind << 14) | hint,
+                ]);
+            }
+            // `ldq $r, sym` (any load or store without a base register): the
+            // address goes through $at, as GNU as's macros do.
+            _ if ops.len() == 2
+                && mem_operand(&ops[1]).is_none()
+                && names_address(self, &ops[1]) =>
+            {
+                if let Some(row) = ROWS.iter().find(|r| {
+                    r.mnemonic == m
+                        && r.kind == Kind::Insn
+                        && r.format == Format::Memory
+                        && r.syntax.contains(&Operand::Prb)
+                        && m != "lda"
+                        && m != "ldah"
+                }) {
+                    let reg = if row.syntax[0] == Operand::Fa {
+                        fp_reg(&ops[0])
+                    } else {
+                        int_reg(&ops[0])
                     }
-                    let lo = off as i16 as i64;
-                    let hi = ((off - lo) >> 16) as i16;
+                    .ok_or_else(|| format!("`{}` is not a register for `{m}`", ops[0]))?;
+                    let (br, ldah, lo) = self.pc_rel(28, &ops[1], si, dot)?;
                     return Ok(vec![
-                        (0x30 << 26) | (r << 21),
-                        (0x09 << 26) | (r << 21) | (r << 16) | (hi as u16 as u32),
-                        (0x08 << 26) | (r << 21) | (r << 16) | (lo as u16 as u32),
+                        br,
+                        ldah,
+                        row.bits(None) | (reg << 21) | (28 << 16) | lo,
                     ]);
                 }
             }
@@ -1163,6 +1208,23 @@ impl Asm {
             }
         }
         Err(first_err.unwrap_or_else(|| format!("bad operands for `{m}`")))
+    }
+
+    /// `br t,.+4 ; ldah t,hi(t)` and the low 16 bits that reach `target`
+    /// from the address after the `br` (a ±2 GiB PC-relative address).
+    fn pc_rel(&self, t: u32, target: &str, si: usize, dot: u64) -> Result<(u32, u32, u32), String> {
+        let target_v = self.eval(target, si, dot)?.v;
+        let off = target_v.wrapping_sub(dot as i64 + 4);
+        if self.pass == 2 && !(-(1i64 << 31)..(1i64 << 31) - 0x8000).contains(&off) {
+            return Err(format!("`{target}` is more than 2 GiB away"));
+        }
+        let lo = off as i16 as i64;
+        let hi = ((off - lo) >> 16) as i16;
+        Ok((
+            (0x30 << 26) | (t << 21),
+            (0x09 << 26) | (t << 21) | (t << 16) | (hi as u16 as u32),
+            lo as u16 as u32,
+        ))
     }
 
     fn encode(
