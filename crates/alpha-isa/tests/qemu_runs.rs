@@ -4,8 +4,49 @@
 //! `# expect-stdout:` / `# expect-status:` lines at the top of each file.
 
 use alpha_isa::assemble;
+use std::io::Read;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Run to completion, or kill the child and give `None` after `limit`.
+fn run_with_timeout(cmd: &mut Command, limit: Duration) -> Option<Output> {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut stdout = Vec::new();
+            let mut stderr = Vec::new();
+            child
+                .stdout
+                .take()
+                .unwrap()
+                .read_to_end(&mut stdout)
+                .unwrap();
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_end(&mut stderr)
+                .unwrap();
+            return Some(Output {
+                status,
+                stdout,
+                stderr,
+            });
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
 
 #[test]
 fn qemu_runs_subword_assembled_programs() {
@@ -47,7 +88,8 @@ fn qemu_runs_subword_assembled_programs() {
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
-        let out = Command::new(&qemu).arg(&exe).output().unwrap();
+        let out = run_with_timeout(Command::new(&qemu).arg(&exe), Duration::from_secs(30))
+            .unwrap_or_else(|| panic!("{name}: still running after 30 s under qemu-alpha"));
         assert_eq!(
             String::from_utf8_lossy(&out.stdout),
             want_out,
