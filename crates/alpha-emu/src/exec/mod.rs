@@ -106,7 +106,7 @@ macro_rules! need {
 
 /// Execute one decoded instruction at `pc`. Returns the next pc, or an event
 /// (with no architectural effect unless the event's doc says otherwise).
-#[inline(always)]
+#[inline(never)]
 pub fn execute(
     cpu: &mut Cpu,
     mem: &mut Memory,
