@@ -126,6 +126,7 @@ pub fn assemble_at(
         syms: HashMap::new(),
         locals: HashMap::new(),
         defined: Default::default(),
+        sizes: Vec::new(),
         pass: 1,
     };
     // Pass 1: sizes and label offsets.
@@ -765,6 +766,8 @@ struct Asm {
     syms: HashMap<String, Sym>,
     /// Numeric local label → (statement index, address) definitions in order.
     locals: HashMap<String, Vec<(usize, u64)>>,
+    /// Bytes each statement produced in the last first-pass run.
+    sizes: Vec<usize>,
     /// Named labels defined so far in this pass (duplicates are errors).
     defined: std::collections::HashSet<String>,
     pass: u8,
@@ -834,8 +837,8 @@ impl Asm {
             for (si, st) in stmts.iter().enumerate() {
                 let line = st.line;
                 let dot = match sect {
-                    Sect::Text => text_addr + tlen,
-                    Sect::Data => data_addr + dlen,
+                    Sect::Text => text_addr.wrapping_add(tlen),
+                    Sect::Data => data_addr.wrapping_add(dlen),
                 };
                 for l in &st.labels {
                     if l.chars().all(|c| c.is_ascii_digit()) {
@@ -867,8 +870,9 @@ impl Asm {
                             Dir::Switch(s) => sect = *s,
                             Dir::Bytes(b) => bytes = b.clone(),
                             Dir::Common(name, size, align) => {
-                                let at = (data_addr + dlen).div_ceil(*align) * align;
-                                let grow = at - (data_addr + dlen) + size;
+                                let end = data_addr.wrapping_add(dlen);
+                                let grow = end.wrapping_neg() % align + size;
+                                let at = end.wrapping_add(grow - size);
                                 if !self.defined.insert(name.clone()) {
                                     return Err(
                                         self.err(line, format!("label `{name}` defined twice"))
@@ -882,8 +886,8 @@ impl Asm {
                             }
                             Dir::Align(n) | Dir::AlignedBytes(n, _) => {
                                 let cur = match sect {
-                                    Sect::Text => text_addr + tlen,
-                                    Sect::Data => data_addr + dlen,
+                                    Sect::Text => text_addr.wrapping_add(tlen),
+                                    Sect::Data => data_addr.wrapping_add(dlen),
                                 };
                                 let target = cur.div_ceil(*n) * n;
                                 let mut a = cur;
@@ -920,6 +924,16 @@ impl Asm {
                             bytes.extend_from_slice(&w.to_le_bytes());
                         }
                     }
+                }
+                // Sizes must not change between passes, or labels would be wrong.
+                if self.pass == 1 {
+                    self.sizes.resize(stmts.len(), 0);
+                    self.sizes[si] = bytes.len();
+                } else if self.sizes.get(si) != Some(&bytes.len()) {
+                    return Err(self.err(
+                        line,
+                        "size depends on a symbol defined later (define it before this line)",
+                    ));
                 }
                 match sect {
                     Sect::Text => tlen += bytes.len() as u64,
@@ -1148,8 +1162,8 @@ impl Asm {
                 let target_text = ops.last().unwrap();
                 let (br, ldah, lo) = self.pc_rel(27, target_text, si, dot)?;
                 let target = self.eval(target_text, si, dot)?.v;
-                let jpc = dot as i64 + 12;
-                let hint = ((target.wrapping_sub(jpc + 4)) >> 2) as u32 & 0x3fff;
+                let after_jsr = (dot as i64).wrapping_add(16);
+                let hint = (target.wrapping_sub(after_jsr) >> 2) as u32 & 0x3fff;
                 let kind = if m == "jsr" { 1 } else { 0 };
                 return Ok(vec![
                     br,
@@ -1214,12 +1228,12 @@ impl Asm {
     /// from the address after the `br` (a ±2 GiB PC-relative address).
     fn pc_rel(&self, t: u32, target: &str, si: usize, dot: u64) -> Result<(u32, u32, u32), String> {
         let target_v = self.eval(target, si, dot)?.v;
-        let off = target_v.wrapping_sub(dot as i64 + 4);
+        let off = target_v.wrapping_sub((dot as i64).wrapping_add(4));
         if self.pass == 2 && !(-(1i64 << 31)..(1i64 << 31) - 0x8000).contains(&off) {
             return Err(format!("`{target}` is more than 2 GiB away"));
         }
         let lo = off as i16 as i64;
-        let hi = ((off - lo) >> 16) as i16;
+        let hi = (off.wrapping_sub(lo) >> 16) as i16;
         Ok((
             (0x30 << 26) | (t << 21),
             (0x09 << 26) | (t << 21) | (t << 16) | (hi as u16 as u32),
@@ -1266,7 +1280,7 @@ impl Asm {
                 {
                     ops.push(ops[0].clone())
                 }
-                (_, Some(Operand::JmpHint)) => ops.push(format!("{}", dot + 4)),
+                (_, Some(Operand::JmpHint)) => ops.push(format!("{}", dot.wrapping_add(4))),
                 (_, Some(Operand::RetHint)) => ops.push("0".into()),
                 _ => {}
             }
@@ -1343,7 +1357,7 @@ impl Asm {
                 }
                 Operand::Bdisp => {
                     let t = self.eval(text, si, dot)?.v;
-                    let off = t.wrapping_sub(dot as i64 + 4);
+                    let off = t.wrapping_sub((dot as i64).wrapping_add(4));
                     if self.pass == 2 {
                         if off % 4 != 0 {
                             return Err(format!("branch target {t:#x} is not 4-byte aligned"));
@@ -1356,7 +1370,7 @@ impl Asm {
                 }
                 Operand::JmpHint => {
                     let t = self.eval(text, si, dot)?.v;
-                    let off = t.wrapping_sub(dot as i64 + 4);
+                    let off = t.wrapping_sub((dot as i64).wrapping_add(4));
                     w |= ((off >> 2) as u32) & 0x3fff;
                 }
                 Operand::RetHint => {

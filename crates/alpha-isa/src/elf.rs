@@ -31,7 +31,10 @@ pub const HEADERS_SIZE: u64 = (EHDR + NPHDR * PHDR).div_ceil(256) * 256;
 /// Where the data segment goes after a text segment starting at
 /// `text_addr` with `text_len` bytes: the next page boundary.
 pub fn data_addr_after(text_addr: u64, text_len: u64) -> u64 {
-    (text_addr + text_len).div_ceil(PAGE) * PAGE
+    text_addr
+        .saturating_add(text_len)
+        .div_ceil(PAGE)
+        .saturating_mul(PAGE)
 }
 
 fn put16(b: &mut Vec<u8>, v: u16) {
@@ -100,8 +103,10 @@ pub fn write_exec(p: &Program) -> Vec<u8> {
     let text_off = HEADERS_SIZE;
     let text_end = text_off + p.text.len() as u64;
     let has_data = !p.data.is_empty();
+    // The data's file offset is congruent to its address modulo the page
+    // (what loaders need); with the default layout it equals data_addr - base.
     let data_off = if has_data {
-        p.data_addr - seg_base
+        text_end.div_ceil(PAGE) * PAGE + p.data_addr % PAGE
     } else {
         text_end
     };

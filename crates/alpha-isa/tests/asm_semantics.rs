@@ -135,3 +135,18 @@ fn asm_errors_name_file_and_line() {
     assert_eq!(e.to_string(), "u.s:1: unknown instruction `frobnicate`");
     assert!(assemble_at("\t.data\n\taddq $1,$2,$3\n", "s.s", 0, None).is_err());
 }
+
+#[test]
+fn asm_constant_defined_later_still_loads_exactly() {
+    // A second first pass sees `big`; the sizes of both passes must agree
+    // (the assembler checks, and reports a line if they ever do not).
+    let p = assemble(
+        "_start:\tldiq $1, big\n1:\tbr 1b\nbig = 0x123456789\n",
+        "f.s",
+    )
+    .unwrap();
+    let words = p.text_words();
+    let n = words.len() - 1;
+    assert_eq!(run(&words[..n], p.text_addr)[1], 0x1_2345_6789);
+    assert_eq!(words[n], 0xc3ff_ffff, "br 1b still branches to itself");
+}

@@ -5,6 +5,92 @@ use alpha_isa::elf::read_code;
 use alpha_isa::{assemble, decode, disasm};
 use proptest::prelude::*;
 
+/// Pieces of assembly, glued at random: directives, macros, edge numbers,
+/// operators and punctuation.
+const TOKENS: &[&str] = &[
+    "\n",
+    " ",
+    ",",
+    ":",
+    "(",
+    ")",
+    "\"",
+    "'",
+    "=",
+    ".",
+    "+",
+    "-",
+    "*",
+    "/",
+    "%",
+    "<<",
+    ">>",
+    "~",
+    "|",
+    "&",
+    "^",
+    "_start",
+    "x",
+    "1",
+    "1b",
+    "1f",
+    "0",
+    "0x7fffffffffffffff",
+    "-9223372036854775808",
+    "65536",
+    "255",
+    "256",
+    "$1",
+    "$31",
+    "$f2",
+    "$sp",
+    "t0",
+    "zero",
+    ".text",
+    ".data",
+    ".align",
+    ".p2align",
+    ".balign",
+    ".space",
+    ".quad",
+    ".long",
+    ".word",
+    ".byte",
+    ".ascii",
+    ".asciz",
+    ".double",
+    ".comm",
+    ".set",
+    "noat",
+    ".equ",
+    "lda",
+    "ldah",
+    "ldiq",
+    "ldil",
+    "ldq",
+    "stb",
+    "jsr",
+    "jmp",
+    "br",
+    "bsr",
+    "beq",
+    "ret",
+    "addq",
+    "mov",
+    "nop",
+    "unop",
+    "call_pal",
+    "adds/sud",
+    "cvttq/svic",
+    "mt_fpcr",
+    "fetch",
+    "\\",
+    "#",
+    "/*",
+    "*/",
+    ";",
+];
+
 fn hello_elf() -> Vec<u8> {
     let src = "\t.text\n_start:\n\tlda $0, 1\n\tcallsys\n\t.data\nx:\t.quad 1\n";
     assemble(src, "t.s").unwrap().to_elf()
@@ -35,6 +121,13 @@ proptest! {
         e[at] = v;
         e.truncate(cut.max(1));
         let _ = read_code(&e);
+    }
+
+    #[test]
+    fn fuzz_assembler_never_panics_on_token_soup(toks in proptest::collection::vec(proptest::sample::select(TOKENS.to_vec()), 0..40)) {
+        let src: String = toks.concat();
+        let _ = assemble(&src, "soup.s");
+        let _ = alpha_isa::assemble_words(&src, u64::MAX - 8);
     }
 
     #[test]
