@@ -389,7 +389,10 @@ impl Machine {
     /// `_LastFault` set otherwise, leaving every architectural state as
     /// before.
     pub fn execute_bundle_tile_operation(&mut self) -> bool {
-        match self.run_bundle() {
+        let r = self.run_bundle();
+        self.transfer_recorded = false;
+        self.pending_stride_source = None;
+        match r {
             Ok(()) => true,
             Err(f) => {
                 if self.last_fault == Fault::None || self.last_fault != f {
@@ -478,6 +481,42 @@ impl Machine {
         }
     }
 
+    /// Records the resolved TLOAD/TSTORE operands (`BundleTileInstructionOperands`)
+    /// of the current PE as a `TransferInfo`, before destination allocation;
+    /// the direct operation then does not record them again.
+    #[allow(clippy::too_many_arguments)]
+    fn record_operands(
+        &mut self,
+        pe: usize,
+        store: bool,
+        dt: DataType,
+        columns: u64,
+        vr: u64,
+        vc: u64,
+        base: u64,
+        stride: u64,
+    ) {
+        let source = self
+            .pending_stride_source
+            .take()
+            .unwrap_or(StrideSource::Encoded);
+        if self.access_logging {
+            self.transfers.push(crate::machine::TransferInfo {
+                pe: self.capture.unwrap_or(pe),
+                store,
+                data_type: dt,
+                physical_columns: columns,
+                valid_rows: vr,
+                valid_columns: vc,
+                base,
+                row_stride_bytes: stride,
+                stride_source: source,
+                shared: None,
+            });
+        }
+        self.transfer_recorded = true;
+    }
+
     /// Ordinary Local TLOAD/TSTORE (`ExecuteBundleTileOperationLocally…`):
     /// the current PE's fragment, its base and stride from its GPRs.
     fn run_local_tlsu(&mut self) -> Result<(), Fault> {
@@ -511,7 +550,9 @@ impl Machine {
         let pe = self.current_pe;
         if tstore {
             let src = bindings[0].source0;
-            let t = self.tiles.get(src as usize).cloned().unwrap_or_default();
+            let Some(t) = self.tiles.get(src as usize) else {
+                return Err(Fault::TileLegality);
+            };
             if !t.allocated
                 || !t.contents_defined
                 || t.data_type != dt
@@ -523,7 +564,9 @@ impl Machine {
             // Omitted B.IOR: the dense pitch of LB2 when present, else the
             // source's physical columns (BundleDestinationPhysicalColumns).
             let columns = self.bundle.dim_in_range(2).unwrap_or(t.columns);
+            let (vr, vc) = (t.valid_rows, t.valid_columns);
             let (base, stride) = self.pe_base_stride(pe, columns, dt);
+            self.record_operands(pe, true, dt, columns, vr, vc, base, stride);
             return self.tstore(base, stride, src);
         }
         // TLOAD: shape from LB0/LB1/LB2 (defaults 1, 1, ValidCol).
@@ -531,6 +574,17 @@ impl Machine {
         let valid_rows = self.bundle.dim_in_range(1).unwrap_or(1);
         let columns = self.bundle.dim_in_range(2).unwrap_or(valid_columns);
         let (base, stride) = self.pe_base_stride(pe, columns, dt);
+        // The operands are resolved (and reported) before any allocation.
+        self.record_operands(
+            pe,
+            false,
+            dt,
+            columns,
+            valid_rows,
+            valid_columns,
+            base,
+            stride,
+        );
         // A binding whose destination is already allocated (a re-executed
         // bundle) reloads it; ResolveBundleTileDestinations skips it.
         let slot = self
@@ -582,7 +636,8 @@ impl Machine {
         {
             return Err(Fault::TileAllocation);
         }
-        self.tiles[index] = TileInfo::allocated(
+        self.tiles[index] = TileInfo::allocated_from(
+            &mut self.tiles[index],
             capacity,
             rows,
             columns,
@@ -754,14 +809,21 @@ impl Machine {
             return None;
         }
         let rows = tile::derived_tile_rows(capacity, cols, dt);
-        let mut t =
-            TileInfo::allocated(capacity, rows, cols, vr, vc, dt, layout, TileLocation::Any);
-        t.payload = Vec::new();
-        t.defined = Vec::new();
-        // The payload comes from ReadSharedTileWord; keep the geometry only.
-        t.payload.resize((rows * cols) as usize, 0);
-        t.defined.resize((rows * cols) as usize, false);
-        Some(t)
+        // The payload comes from ReadSharedTileWord; only the geometry counts.
+        Some(TileInfo {
+            allocated: true,
+            contents_defined: false,
+            capacity_bytes: capacity,
+            rows,
+            columns: cols,
+            valid_rows: vr,
+            valid_columns: vc,
+            data_type: dt,
+            layout,
+            location: TileLocation::Any,
+            payload: Default::default(),
+            defined: Vec::new(),
+        })
     }
 
     /// `ExecuteBundleCubeTransportOperation`: ND2M32/ND2M16/ND2N8 TLOAD into
@@ -845,7 +907,8 @@ impl Machine {
             let index = (hand * 16..hand * 16 + 16)
                 .find(|&i| !self.tiles[i].allocated)
                 .ok_or(Fault::TileAllocation)?;
-            self.tiles[index] = TileInfo::allocated(
+            self.tiles[index] = TileInfo::allocated_from(
+                &mut self.tiles[index],
                 capacity,
                 cube::tile_cube_storage_rows(layout, vr, dt),
                 cube::tile_cube_storage_columns(layout, vc, dt),
@@ -871,7 +934,9 @@ impl Machine {
         } else {
             let bd = bindings[0];
             let src = bd.source0 as usize;
-            let t = self.tiles.get(src).cloned().unwrap_or_default();
+            let Some(t) = self.tiles.get(src) else {
+                return Err(Fault::TileLegality);
+            };
             let legal = t.cube_descriptor_legal()
                 && t.contents_defined
                 && t.data_type == dt

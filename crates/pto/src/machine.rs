@@ -134,6 +134,8 @@ pub struct Machine {
     pub(crate) capture: Option<usize>,
     /// Stride source of the transfer the bundle is about to run.
     pub(crate) pending_stride_source: Option<StrideSource>,
+    /// The bundle already recorded this transfer's operands.
+    pub(crate) transfer_recorded: bool,
     pub(crate) events: Vec<MemoryEvent>,
     pub(crate) bundle: Bundle,
     /// Destinations of the last bundle that committed, kept after BSTOP
@@ -160,6 +162,7 @@ impl Machine {
             transfers: Vec::new(),
             capture: None,
             pending_stride_source: None,
+            transfer_recorded: false,
             events: Vec::new(),
             bundle: Bundle::default(),
             last_destinations: [None; PTO_BUNDLE_TILE_BINDING_COUNT],
@@ -290,7 +293,7 @@ impl Machine {
         if mask == 0 {
             return Err(Fault::TileLegality);
         }
-        let tile = if cfg.layout.is_cube() {
+        let (rows, cols) = if cfg.layout.is_cube() {
             // ConfigureCubeTileForMask returns FALSE unless located in Matrix.
             if cfg.location != TileLocation::Matrix
                 || !tile::cube::tile_cube_descriptor_shape_legal(
@@ -303,15 +306,9 @@ impl Machine {
             {
                 return Err(Fault::TileLegality);
             }
-            TileInfo::allocated(
-                cfg.capacity,
+            (
                 tile::cube::tile_cube_storage_rows(cfg.layout, cfg.valid_rows, cfg.dtype),
                 tile::cube::tile_cube_storage_columns(cfg.layout, cfg.valid_cols, cfg.dtype),
-                cfg.valid_rows,
-                cfg.valid_cols,
-                cfg.dtype,
-                cfg.layout,
-                cfg.location,
             )
         } else {
             if !tile::tile_capacity_is_legal(cfg.capacity)
@@ -331,16 +328,7 @@ impl Machine {
             if cfg.rows > derived {
                 return Err(Fault::TileLegality);
             }
-            TileInfo::allocated(
-                cfg.capacity,
-                derived,
-                cfg.cols,
-                cfg.valid_rows,
-                cfg.valid_cols,
-                cfg.dtype,
-                cfg.layout,
-                cfg.location,
-            )
+            (derived, cfg.cols)
         };
         if self.tile_capacity_in_use_except(Some(i))
             + self.shared_tile_capacity_in_use()
@@ -349,6 +337,17 @@ impl Machine {
         {
             return Err(Fault::TileAllocation);
         }
+        let tile = TileInfo::allocated_from(
+            &mut self.tiles[i],
+            cfg.capacity,
+            rows,
+            cols,
+            cfg.valid_rows,
+            cfg.valid_cols,
+            cfg.dtype,
+            cfg.layout,
+            cfg.location,
+        );
         self.tiles[i] = tile;
         self.tile_masks[i] = mask;
         Ok(())
@@ -357,7 +356,14 @@ impl Machine {
     /// `ReleaseTile`.
     pub fn release_tile(&mut self, index: u32) {
         if let Some(t) = self.tiles.get_mut(index as usize) {
-            *t = TileInfo::default();
+            // The payload array stays (as in the ASL); the descriptor resets.
+            let payload = std::mem::take(&mut t.payload);
+            let defined = std::mem::take(&mut t.defined);
+            *t = TileInfo {
+                payload,
+                defined,
+                ..TileInfo::default()
+            };
             self.tile_masks[index as usize] = 0;
         }
     }
@@ -393,7 +399,7 @@ impl Machine {
             .filter(|t| t.allocated)
             .ok_or(Fault::TileLegality)?;
         let i = t.element_index(row, col).ok_or(Fault::TileLegality)?;
-        Ok(t.defined[i].then_some(t.payload[i]))
+        Ok(t.defined[i].then_some(t.payload.get(i)))
     }
 
     /// Descriptor of Local tile `index` (`_Tiles[[index]]`).
@@ -449,7 +455,7 @@ impl Machine {
         if !forms::pe_selected(s.initialized_mask, region) {
             return Ok(shared::undefined_shared_tile_word(id, element));
         }
-        Ok(s.tile.payload[element as usize])
+        Ok(s.tile.payload.get(element as usize))
     }
 
     /// `UndefinedSharedTileWord`.
@@ -599,7 +605,10 @@ impl Machine {
     pub fn tile_payload(&self, index: u32, storage: u64) -> Option<(u64, bool)> {
         let t = self.tiles.get(index as usize)?;
         let i = storage as usize;
-        Some((*t.payload.get(i)?, *t.defined.get(i)?))
+        if i >= t.payload.len() {
+            return None;
+        }
+        Some((t.payload.get(i), *t.defined.get(i)?))
     }
 
     /// Latches a B.DATR PadValue (`_BundleDataAttributesPresent = TRUE;

@@ -343,6 +343,9 @@ impl Machine {
         source: StrideSource,
         shared: Option<u8>,
     ) {
+        if self.transfer_recorded && shared.is_none() {
+            return;
+        }
         if self.access_logging {
             self.transfers.push(TransferInfo {
                 pe,

@@ -162,7 +162,7 @@ impl TileInfo {
             }
             _ => row * self.columns + col,
         };
-        if (idx as usize) < self.payload.len() {
+        if idx < self.rows * self.columns {
             Some(idx as usize)
         } else {
             None
@@ -232,6 +232,61 @@ impl TileInfo {
         self.contents_defined = true;
     }
 
+    /// `allocated`, reusing `old`'s payload and definedness buffers when they
+    /// have the right size (the ASL's payload array of a register persists
+    /// across release and allocation; only definedness is reset).
+    #[allow(clippy::too_many_arguments)]
+    pub fn allocated_from(
+        old: &mut TileInfo,
+        capacity_bytes: u64,
+        rows: u64,
+        columns: u64,
+        valid_rows: u64,
+        valid_columns: u64,
+        data_type: DataType,
+        layout: TileLayout,
+        location: TileLocation,
+    ) -> TileInfo {
+        let mut payload = std::mem::take(&mut old.payload);
+        let mut defined = std::mem::take(&mut old.defined);
+        let n = (rows * columns) as usize;
+        let slot = Self::slot_for(rows, columns, data_type, layout);
+        if payload.len() != n || payload.slot() != slot {
+            payload = Payload::new(n, slot);
+        }
+        if defined.len() == n {
+            defined.fill(false);
+        } else {
+            defined = vec![false; n];
+        }
+        TileInfo {
+            allocated: true,
+            contents_defined: false,
+            capacity_bytes,
+            rows,
+            columns,
+            valid_rows,
+            valid_columns,
+            data_type,
+            layout,
+            location,
+            payload,
+            defined,
+        }
+    }
+
+    /// Payload slot bytes: the element width for packed-carrier tiles, a
+    /// whole word otherwise.
+    fn slot_for(rows: u64, columns: u64, data_type: DataType, layout: TileLayout) -> usize {
+        let carrier = !layout.is_cube()
+            && (data_type.is_four_bit() || rows * columns > PTO_MODEL_TILE_ELEMENTS);
+        if carrier {
+            data_type.element_bytes() as usize
+        } else {
+            8
+        }
+    }
+
     /// A fresh allocated descriptor with an undefined payload.
     #[allow(clippy::too_many_arguments)]
     pub fn allocated(
@@ -245,13 +300,7 @@ impl TileInfo {
         location: TileLocation,
     ) -> TileInfo {
         let n = (rows * columns) as usize;
-        let carrier = !layout.is_cube()
-            && (data_type.is_four_bit() || rows * columns > PTO_MODEL_TILE_ELEMENTS);
-        let slot = if carrier {
-            data_type.element_bytes() as usize
-        } else {
-            8
-        };
+        let slot = Self::slot_for(rows, columns, data_type, layout);
         TileInfo {
             allocated: true,
             contents_defined: false,
