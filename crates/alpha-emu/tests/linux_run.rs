@@ -176,6 +176,30 @@ fn exec_unaligned_ldq_is_fixed_up_and_counted() {
 }
 
 #[test]
+fn exec_unaligned_stq_ldt_stt_are_fixed_up_byte_exactly() {
+    // STQ at A+1, LDT from A+1, STT to A+35 (all unaligned), then LDBU A+36:
+    // byte 1 of 0x1122334455667788 is 0x77.
+    let src = exit_with(
+        "    lda $1, -64($30)\n    ldiq $2, 0x1122334455667788\n    stq $2, 1($1)\n    ldt $f1, 1($1)\n    stt $f1, 35($1)\n    ldbu $16, 36($1)",
+    );
+    let m = alpha_isa::model_by_name("ev67").unwrap();
+    let mut p = linux::Process::new(&elf(&src), &Options::new(m, vec!["p".into()])).unwrap();
+    let e = p.run(&mut CaptureHost::default(), None);
+    assert_eq!(e, Exit::Exited(0x77));
+    assert_eq!(p.unaligned_fixups, 3);
+}
+
+#[test]
+fn fault_unaligned_ldq_l_is_sigbus_135() {
+    let (e, host) = run(
+        "ev67",
+        &exit_with("    lda $1, -63($30)\n    ldq_l $16, 0($1)"),
+    );
+    assert_eq!(e.status(), 135);
+    assert!(host.diags[0].contains("SIGBUS: ldq_l"), "{:?}", host.diags);
+}
+
+#[test]
 fn bound_max_insns_stops_a_runaway_with_status_124() {
     let src = ".text\n.globl _start\n_start:\n1: br 1b\n";
     let m = alpha_isa::model_by_name("ev67").unwrap();

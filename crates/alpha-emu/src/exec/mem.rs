@@ -202,9 +202,10 @@ fn store_conditional(
 }
 
 /// Finish an access that raised [`Event::Unaligned`], byte-exactly as if
-/// the hardware allowed it (the Linux kernel's `do_entUna` fix-up), and
-/// return the next pc. LDx_L/STx_C are not fixed up (Linux does not either):
-/// they return the event back.
+/// the hardware allowed it (the Linux kernel's `do_entUna` fix-up: LDWU,
+/// LDL, LDQ, STW, STL, STQ and LDS, LDT, STS, STT), and return the next pc.
+/// LDx_L/STx_C are not fixed up (Linux does not either): they return the
+/// event back.
 pub fn complete_unaligned(
     cpu: &mut Cpu,
     mem: &mut Memory,
@@ -238,6 +239,11 @@ pub fn complete_unaligned(
         Op::Stw => store(mem, 2, cpu.r[ra])?,
         Op::Stl => store(mem, 4, cpu.r[ra])?,
         Op::Stq => store(mem, 8, cpu.r[ra])?,
+        // The floating forms Linux's do_entUna also completes.
+        Op::Lds => cpu.f[ra] = crate::fp::lds_to_reg(split(mem, 4)? as u32),
+        Op::Ldt => cpu.f[ra] = split(mem, 8)?,
+        Op::Sts => store(mem, 4, crate::fp::sts_from_reg(cpu.f[ra]) as u64)?,
+        Op::Stt => store(mem, 8, cpu.f[ra])?,
         _ => {
             let (size, is_store) = shape(insn.op).unwrap_or((8, false));
             return Err(Event::Unaligned {
@@ -249,5 +255,6 @@ pub fn complete_unaligned(
         }
     }
     cpu.r[31] = 0;
+    cpu.f[31] = 0;
     Ok(pc.wrapping_add(4))
 }

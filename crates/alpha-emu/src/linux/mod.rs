@@ -128,13 +128,37 @@ pub enum Exit {
 }
 
 impl Exit {
-    /// The host exit status (`alpha run`'s contract).
+    /// The host exit status (`alpha run`'s contract): 128 + the *host's*
+    /// number of the signal, as a shell reports a process the signal
+    /// killed (qemu-alpha re-raises the guest's signal on itself likewise):
+    /// SIGILL 132, SIGTRAP 133, SIGFPE 136, SIGBUS 135, SIGSEGV 139.
     pub fn status(&self) -> u8 {
         match self {
             Exit::Exited(s) => *s,
-            Exit::Killed { signal, .. } => 128 + signal,
+            Exit::Killed { signal, .. } => 128 + host_signal(*signal),
             Exit::InsnLimit(_) => 124,
         }
+    }
+}
+
+/// Alpha Linux signal number (OSF/1 numbering,
+/// arch/alpha/include/uapi/asm/signal.h) to the generic Linux number used
+/// by x86/arm hosts (include/uapi/asm-generic/signal.h).
+pub fn host_signal(alpha: u8) -> u8 {
+    match alpha {
+        7 => 7,   // SIGEMT: no host twin; reported as 7
+        10 => 7,  // SIGBUS
+        12 => 31, // SIGSYS
+        16 => 23, // SIGURG
+        17 => 19, // SIGSTOP
+        18 => 20, // SIGTSTP
+        19 => 18, // SIGCONT
+        20 => 17, // SIGCHLD
+        23 => 29, // SIGIO
+        29 => 30, // SIGINFO/SIGPWR
+        30 => 10, // SIGUSR1
+        31 => 12, // SIGUSR2
+        n => n,   // 1-6, 8, 9, 11, 13-15, 21, 22, 24-28 agree
     }
 }
 
