@@ -1391,9 +1391,6 @@ impl Asm {
             }
         }
         let w = row.apply_fakes(w);
-        debug_assert!(
-            row.kind == Kind::AsmOnly || row.format != Format::Pal || w >> 26 == row.opcode as u32
-        );
         Ok(w)
     }
 }

@@ -1,4 +1,4 @@
-//! Table-driven decoding: an index over [`ROWS`](crate::table::ROWS), built
+//! Table-driven decoding: an index over [`ROWS`], built
 //! once on first use, gives `decode` a per-opcode binary search instead of a
 //! scan over the table. The index is immutable data derived from the
 //! constant table (not machine state), so one process-wide copy is safe.
