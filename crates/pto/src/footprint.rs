@@ -174,6 +174,20 @@ fn panel(out: &mut String, y0: u64, t: &Transfer) -> u64 {
                     CELL - 2
                 );
             }
+            // Two elements of one PE on the same half: overlapping rows (a row
+            // stride smaller than the row) or a zero stride aliasing rows.
+            let same_pe_twice = c.who.iter().flatten().fold([0u8; 4], |mut n, w| {
+                n[w.0 & 3] += 1;
+                n
+            });
+            if same_pe_twice.iter().any(|&k| k > 1) {
+                let _ = writeln!(
+                    out,
+                    r##"<circle cx="{}" cy="{}" r="3" fill="#000000"/>"##,
+                    px + CELL / 2,
+                    y + (CELL - 2) / 2
+                );
+            }
             let conflict = (c.low.write.count_ones() > 1)
                 || (c.high.write.count_ones() > 1)
                 || (c.low.write != 0 && c.high.write != 0 && c.low.write != c.high.write);
@@ -266,7 +280,7 @@ pub fn svg(title: &str, transfers: &[Transfer]) -> String {
             ly + 12
         );
     }
-    let items: [(&str, &str); 3] = [
+    let items: [(&str, &str); 4] = [
         (r##"<rect x="8" y="{Y}" width="14" height="14" fill="#e8e8e8"/>"##, "not accessed (a row gap, or bytes between rows)"),
         (
             r##"<rect x="8" y="{Y}" width="7" height="14" fill="#1f77b4"/><rect x="15" y="{Y}" width="7" height="14" fill="#e8e8e8"/>"##,
@@ -276,10 +290,18 @@ pub fn svg(title: &str, transfers: &[Transfer]) -> String {
             r##"<rect x="8" y="{Y}" width="14" height="14" fill="none" stroke="#d62728" stroke-width="2.5"/>"##,
             "red frame: written by two PEs of one TSTORE (conflict); the lower band shows the second PE",
         ),
+        (
+            r##"<rect x="8" y="{Y}" width="14" height="14" fill="#aec7e8"/><circle cx="15" cy="{C}" r="3" fill="#000000"/>"##,
+            "dot: two elements of one PE touch this byte (rows overlap, or a zero stride aliases them)",
+        ),
     ];
     let mut iy = ly + 22;
     for (shape, text) in items {
-        legend.push_str(&shape.replace("{Y}", &iy.to_string()));
+        legend.push_str(
+            &shape
+                .replace("{Y}", &iy.to_string())
+                .replace("{C}", &(iy + 7).to_string()),
+        );
         legend.push('\n');
         let _ = writeln!(
             legend,
@@ -387,6 +409,45 @@ mod tests {
         assert!(
             s.contains("#d62728\" stroke-width=\"2.5\"><title>0x20"),
             "{s}"
+        );
+    }
+
+    #[test]
+    fn overlapping_rows_of_one_pe_are_dotted() {
+        let a = vec![
+            GmAccess {
+                pe: 0,
+                addr: 0x40,
+                size: 4,
+                nibble: None,
+                row: 0,
+                col: 1,
+                write: false,
+            },
+            GmAccess {
+                pe: 0,
+                addr: 0x40,
+                size: 4,
+                nibble: None,
+                row: 1,
+                col: 0,
+                write: false,
+            },
+            GmAccess {
+                pe: 0,
+                addr: 0x48,
+                size: 4,
+                nibble: None,
+                row: 1,
+                col: 2,
+                write: false,
+            },
+        ];
+        let s = svg("x", &[t(a)]);
+        assert_eq!(
+            s.matches("<circle").count(),
+            4 + 1,
+            "four bytes of the shared element, plus the legend"
         );
     }
 
