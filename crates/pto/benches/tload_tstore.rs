@@ -41,7 +41,11 @@ fn setup(dtype: DataType, gap: u64) -> (Machine, u64, u64) {
 }
 
 fn bench(c: &mut Criterion) {
-    for (name, dtype) in [("FP32", DataType::FP32), ("U8", DataType::U8), ("U4X2", DataType::U4X2)] {
+    for (name, dtype) in [
+        ("FP32", DataType::FP32),
+        ("U8", DataType::U8),
+        ("U4X2", DataType::U4X2),
+    ] {
         for (layout, gap) in [("dense", 0), ("strided", 64)] {
             let (mut m, stride, bytes) = setup(dtype, gap);
             let mut g = c.benchmark_group(format!("{name}-{layout}"));
