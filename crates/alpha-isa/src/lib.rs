@@ -24,6 +24,7 @@ pub mod disasm;
 pub mod elf;
 pub mod insn;
 pub mod models;
+pub mod scan;
 pub mod symbols;
 pub mod table;
 
