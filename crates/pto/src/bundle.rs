@@ -822,7 +822,8 @@ impl Machine {
             layout,
             location: TileLocation::Any,
             payload: Default::default(),
-            defined: Vec::new(),
+            defined: Default::default(),
+            defined_valid: 0,
         })
     }
 

@@ -384,8 +384,12 @@ impl Machine {
             .filter(|t| t.allocated)
             .ok_or(Fault::TileLegality)?;
         let i = t.element_index(row, col).ok_or(Fault::TileLegality)?;
+        let was_defined = t.defined.get(i);
         t.set_element(i, value, true);
-        t.contents_defined = t.defined_valid_elements() == t.valid_rows * t.valid_columns;
+        if !was_defined && row < t.valid_rows && col < t.valid_columns {
+            t.defined_valid += 1;
+        }
+        t.contents_defined = t.defined_valid == t.valid_rows * t.valid_columns;
         Ok(())
     }
 
@@ -399,7 +403,7 @@ impl Machine {
             .filter(|t| t.allocated)
             .ok_or(Fault::TileLegality)?;
         let i = t.element_index(row, col).ok_or(Fault::TileLegality)?;
-        Ok(t.defined[i].then_some(t.payload.get(i)))
+        Ok(t.defined.get(i).then_some(t.payload.get(i)))
     }
 
     /// Descriptor of Local tile `index` (`_Tiles[[index]]`).
@@ -422,7 +426,7 @@ impl Machine {
             .filter(|t| t.allocated)
             .cloned()
             .ok_or(Fault::TileLegality)?;
-        if self.atomic_update_shared_tile(id, &tile, mask & 0xf, true) {
+        if self.atomic_update_shared_tile(id, tile, mask & 0xf, true) {
             Ok(())
         } else {
             Err(Fault::TileLegality)
@@ -608,7 +612,7 @@ impl Machine {
         if i >= t.payload.len() {
             return None;
         }
-        Some((t.payload.get(i), *t.defined.get(i)?))
+        Some((t.payload.get(i), t.defined.get(i)))
     }
 
     /// Latches a B.DATR PadValue (`_BundleDataAttributesPresent = TRUE;

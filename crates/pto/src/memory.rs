@@ -277,6 +277,7 @@ impl Machine {
         if self.load_rectangle(&mut t, pe, base, stride) {
             // The row path already marked the valid region defined.
             t.contents_defined = true;
+            t.defined_valid = t.valid_rows * t.valid_columns;
         } else {
             t.mark_valid_region_defined();
         }
@@ -462,42 +463,44 @@ impl Machine {
     pub(crate) fn atomic_update_shared_tile(
         &mut self,
         id: u8,
-        t: &TileInfo,
+        mut t: TileInfo,
         mask: u8,
         publish: bool,
     ) -> bool {
         if mask == 0 {
             return true;
         }
-        if !self.shared_tile_update_compatible(id, t, mask) {
+        if !self.shared_tile_update_compatible(id, &t, mask) {
             return false;
         }
-        let old = &self.shared[id as usize];
-        let updated = if !old.descriptor_valid {
-            let mut tile = t.clone();
-            tile.contents_defined = true;
-            SharedTileInfo {
+        // Nothing can fail past the compatibility check, so the record is
+        // updated in place: the single assignment of the ASL.
+        let rec = &mut self.shared[id as usize];
+        if !rec.descriptor_valid {
+            t.contents_defined = true;
+            t.defined_valid = t.valid_rows * t.valid_columns;
+            *rec = SharedTileInfo {
                 descriptor_valid: true,
                 allocation_mask: mask,
                 initialized_mask: mask,
                 published: publish,
-                tile,
-            }
+                tile: t,
+            };
         } else {
-            let mut u = old.clone();
             for e in 0..(t.rows * t.columns) {
-                let region = tile::shared_tile_element_region(t, e);
-                if pe_selected(mask, region) && t.defined[e as usize] {
-                    u.tile
+                let region = tile::shared_tile_element_region(&t, e);
+                if pe_selected(mask, region) && t.defined.get(e as usize) {
+                    rec.tile
                         .set_element(e as usize, t.payload.get(e as usize), true);
                 }
             }
-            u.initialized_mask = old.initialized_mask | mask;
-            u.tile.contents_defined = u.initialized_mask == u.allocation_mask;
-            u.published = old.published || (publish && u.tile.contents_defined);
-            u
-        };
-        self.shared[id as usize] = updated;
+            rec.initialized_mask |= mask;
+            rec.tile.contents_defined = rec.initialized_mask == rec.allocation_mask;
+            if rec.tile.contents_defined {
+                rec.tile.defined_valid = rec.tile.valid_rows * rec.tile.valid_columns;
+            }
+            rec.published = rec.published || (publish && rec.tile.contents_defined);
+        }
         true
     }
 
@@ -566,8 +569,9 @@ impl Machine {
                 self.runs_load(&mut t, &runs, pe);
                 if mask == 0b1111 {
                     t.contents_defined = true;
+                    t.defined_valid = t.valid_rows * t.valid_columns;
                 }
-                let ok = self.atomic_update_shared_tile(id, &t, mask, false);
+                let ok = self.atomic_update_shared_tile(id, t, mask, false);
                 debug_assert!(ok, "compatibility was checked before the preflight");
                 return Ok(());
             }
@@ -602,8 +606,9 @@ impl Machine {
         }
         if mask == 0b1111 {
             t.contents_defined = true;
+            t.defined_valid = t.valid_rows * t.valid_columns;
         }
-        let ok = self.atomic_update_shared_tile(id, &t, mask, false);
+        let ok = self.atomic_update_shared_tile(id, t, mask, false);
         debug_assert!(ok, "compatibility was checked before the preflight");
         Ok(())
     }

@@ -152,7 +152,7 @@ impl Machine {
                     }
                 }
             }
-            t.defined[p0..p0 + n].fill(true);
+            t.defined.set_range(p0, n);
             if self.access_logging {
                 for c in run.c0..run.c1 {
                     let a = tile_memory_strided_byte_address(

@@ -35,7 +35,9 @@ pub struct TileInfo {
     /// Element values by payload index (`TileLogicalLinearIndex`).
     pub payload: Payload,
     /// Per-element definedness, same indexing as `payload`.
-    pub defined: Vec<bool>,
+    pub defined: Defined,
+    /// `defined_valid_elements`: defined elements inside the valid region.
+    pub defined_valid: u64,
 }
 
 impl Default for TileInfo {
@@ -52,8 +54,73 @@ impl Default for TileInfo {
             layout: TileLayout::RowMajor,
             location: TileLocation::Any,
             payload: Payload::default(),
-            defined: Vec::new(),
+            defined: Defined::default(),
+            defined_valid: 0,
         }
+    }
+}
+
+/// Per-element definedness bits (`defined_elements` /
+/// `packed_defined_elements` of the ASL's TileInfo).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Defined {
+    len: usize,
+    words: Vec<u64>,
+}
+
+impl Defined {
+    /// `len` bits, all clear.
+    pub fn new(len: usize) -> Defined {
+        Defined {
+            len,
+            words: vec![0; len.div_ceil(64)],
+        }
+    }
+
+    /// Number of bits.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether there are no bits.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Bit `i` (false past the end).
+    pub fn get(&self, i: usize) -> bool {
+        i < self.len && self.words[i / 64] >> (i % 64) & 1 == 1
+    }
+
+    /// Sets bit `i` to `v`.
+    pub fn set(&mut self, i: usize, v: bool) {
+        if i < self.len {
+            if v {
+                self.words[i / 64] |= 1 << (i % 64);
+            } else {
+                self.words[i / 64] &= !(1 << (i % 64));
+            }
+        }
+    }
+
+    /// Sets bits `start..start + n`.
+    pub fn set_range(&mut self, start: usize, n: usize) {
+        let end = (start + n).min(self.len);
+        let mut i = start;
+        while i < end {
+            if i.is_multiple_of(64) && end - i >= 64 {
+                self.words[i / 64] = u64::MAX;
+                i += 64;
+            } else {
+                self.words[i / 64] |= 1 << (i % 64);
+                i += 1;
+            }
+        }
+    }
+
+    /// Clears every bit.
+    pub fn clear_all(&mut self) {
+        self.words.fill(0);
     }
 }
 
@@ -203,20 +270,12 @@ impl TileInfo {
             value
         };
         self.payload.set(idx, v);
-        self.defined[idx] = defined;
+        self.defined.set(idx, defined);
     }
 
-    /// Number of defined elements inside the valid region.
+    /// `defined_valid_elements`: defined elements inside the valid region.
     pub fn defined_valid_elements(&self) -> u64 {
-        let mut n = 0;
-        for r in 0..self.valid_rows {
-            for c in 0..self.valid_columns {
-                if let Some(i) = self.element_index(r, c) {
-                    n += self.defined[i] as u64;
-                }
-            }
-        }
-        n
+        self.defined_valid
     }
 
     /// `TileWithValidRegionDefined`.
@@ -230,6 +289,7 @@ impl TileInfo {
             }
         }
         self.contents_defined = true;
+        self.defined_valid = self.valid_rows * self.valid_columns;
     }
 
     /// `allocated`, reusing `old`'s payload and definedness buffers when they
@@ -255,9 +315,9 @@ impl TileInfo {
             payload = Payload::new(n, slot);
         }
         if defined.len() == n {
-            defined.fill(false);
+            defined.clear_all();
         } else {
-            defined = vec![false; n];
+            defined = Defined::new(n);
         }
         TileInfo {
             allocated: true,
@@ -272,6 +332,7 @@ impl TileInfo {
             location,
             payload,
             defined,
+            defined_valid: 0,
         }
     }
 
@@ -313,7 +374,8 @@ impl TileInfo {
             layout,
             location,
             payload: Payload::new(n, slot),
-            defined: vec![false; n],
+            defined: Defined::new(n),
+            defined_valid: 0,
         }
     }
 }
