@@ -1,0 +1,68 @@
+//! The scenario runner never panics on user input: arbitrary text is either a
+//! parsed scenario or a `ScenarioError` naming the step, and any sequence of
+//! well-formed steps with arbitrary numbers runs to the end (model refusals
+//! become reported failures).
+
+use proptest::prelude::*;
+
+use pto::scenario::{self, RunOptions};
+
+const DTYPES: &[&str] = &["FP32", "FP16", "U8", "S8", "U4X2", "S4X2", "U64", "E4M3"];
+
+/// One well-formed step with arbitrary values.
+fn step() -> impl Strategy<Value = String> {
+    let n = prop_oneof![0u64..8, 0u64..5000, any::<u64>()];
+    let small = 0u64..70;
+    prop_oneof![
+        Just("op = \"reset\"".to_string()),
+        Just("op = \"reset-bundle\"".to_string()),
+        (0u64..4, 0u64..24, n.clone()).prop_map(|(pe, r, v)| format!("op = \"gpr\"\npe = {pe}\nreg = {r}\nvalue = \"{v:#x}\"")),
+        (n.clone(), any::<u8>()).prop_map(|(a, b)| format!("op = \"memory\"\naddr = \"{a:#x}\"\nbytes = \"{b:02x}\"")),
+        (n.clone(), prop::sample::select(vec![1u64, 2, 4, 8]), n.clone())
+            .prop_map(|(a, s, v)| format!("op = \"store\"\naddr = \"{a:#x}\"\nsize = {s}\nvalue = \"{v:#x}\"")),
+        (small.clone(), prop::sample::select(vec![64u64, 128, 256, 1024, 65536, 100]), 0u64..40, 0u64..40, 0u64..40, 0u64..40, prop::sample::select(DTYPES.to_vec()))
+            .prop_map(|(i, c, r, col, vr, vc, d)| format!(
+                "op = \"tile\"\nindex = {i}\ncapacity = {c}\nrows = {r}\ncols = {col}\nvalid_rows = {vr}\nvalid_cols = {vc}\ndtype = \"{d}\""
+            )),
+        (small.clone(), 0u64..40, 0u64..40, n.clone())
+            .prop_map(|(i, r, c, v)| format!("op = \"tile-element\"\nindex = {i}\nrow = {r}\ncol = {c}\nvalue = \"{v:#x}\"")),
+        (0u64..3, n.clone()).prop_map(|(i, v)| format!("op = \"dimension\"\nindex = {i}\nvalue = \"{v:#x}\"")),
+        any::<u32>().prop_map(|w| format!("op = \"command\"\nword = \"{w:#x}\"\nexpect = \"rejected\"")),
+        // Words near the real forms: BSTART.TLOAD/TSTORE, B.IOT, B.IOS, B.IOR, B.DATR, BSTOP.
+        (prop::sample::select(vec![0x0001_1181u32, 0x0011_1181, 0x00e1_1181, 0x6013, 0x5013, 0x1013, 0x13, 0x1023, 0x1]), any::<u32>())
+            .prop_map(|(base, noise)| format!("op = \"command\"\nword = \"{:#x}\"\nexpect = \"rejected\"", base | (noise & 0xfff8_0f80))),
+        Just("op = \"execute\"\nexpect = \"any\"".to_string()),
+        (small.clone(), n.clone(), n.clone()).prop_map(|(i, b, s)| format!("op = \"tload\"\nindex = {i}\nbase = \"{b:#x}\"\nstride = \"{s:#x}\"\nexpect = \"any\"")),
+        (small.clone(), n.clone(), n.clone()).prop_map(|(i, b, s)| format!("op = \"tstore\"\nindex = {i}\nbase = \"{b:#x}\"\nstride = \"{s:#x}\"\nexpect = \"any\"")),
+        (0u64..256, small.clone(), prop::sample::select(vec!["1111", "1000", "0011", "0000"]))
+            .prop_map(|(id, t, m)| format!("op = \"shared-tile\"\nid = {id}\nfrom_tile = {t}\nmask = \"{m}\"")),
+        (small.clone(), 0u64..40, 0u64..40).prop_map(|(i, r, c)| format!("op = \"expect-tile-element\"\nindex = {i}\nrow = {r}\ncol = {c}\nvalue = 0")),
+        (0u64..256, n.clone()).prop_map(|(id, k)| format!("op = \"expect-tile-element\"\nshared = {id}\nstorage = \"{k:#x}\"\nvalue = 0")),
+        (0u64..4).prop_map(|b| format!("op = \"expect-tile\"\nbinding = {b}\nallocated = true\ndefined_valid_elements = 1")),
+        (n.clone(), prop::sample::select(vec![1u64, 2, 4, 8])).prop_map(|(a, s)| format!("op = \"expect-load\"\naddr = \"{a:#x}\"\nsize = {s}\nvalue = 0")),
+        Just("op = \"expect-capacity-in-use\"\nbytes = 0".to_string()),
+        Just("op = \"clear-fault\"".to_string()),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_text_parses_or_names_the_problem(text in "\\PC{0,200}") {
+        if let Err(e) = scenario::parse("fuzz.toml", &text) {
+            prop_assert!(e.to_string().starts_with("fuzz.toml: "));
+        }
+    }
+
+    #[test]
+    fn well_formed_steps_with_arbitrary_values_run_to_the_end(steps in prop::collection::vec(step(), 1..25), esm in any::<bool>()) {
+        let text: String = steps.iter().map(|s| format!("[[step]]\n{s}\n")).collect();
+        let sc = scenario::parse("fuzz.toml", &text).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let r = scenario::run(&sc, RunOptions { element_stride: esm });
+        prop_assert_eq!(r.steps_run, steps.len());
+        for line in r.failure_lines() {
+            prop_assert!(line.starts_with("fuzz.toml: step "), "{}", line);
+        }
+    }
+}
