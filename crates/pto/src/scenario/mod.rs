@@ -3,7 +3,10 @@
 //! A scenario drives the model the way the spec's AVS points drive the ASL
 //! model: set state, execute encoded command instructions, check memory,
 //! tiles and faults. Each step mirrors one model primitive, so an AVS point
-//! translates step for step (see `tests/pto/avs/`).
+//! translates step for step (see `tests/pto/avs/`). The ops added to the
+//! format beyond PTO-SCENARIO.md (direct `tload`/`tstore`, memory events,
+//! descriptor and binding read-back, contract predicates by ASL name, …) are
+//! listed in `tests/pto/README.md`.
 //!
 //! - [`parse`]: TOML text to typed steps; malformed input is a
 //!   [`ScenarioError`] (file, step, reason), never a panic.
