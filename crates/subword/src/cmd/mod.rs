@@ -7,6 +7,7 @@ pub mod pto_asm;
 pub mod pto_run;
 pub mod disasm;
 pub mod run;
+pub mod scan;
 
 use crate::{AlphaCmd, CmdResult, Failure, PtoCmd};
 
@@ -21,7 +22,7 @@ pub fn alpha(c: AlphaCmd) -> CmdResult {
         AlphaCmd::Explore(_) => not_built("alpha explore"),
         AlphaCmd::Disasm(a) => disasm::run(a),
         AlphaCmd::Asm(a) => asm::run(a),
-        AlphaCmd::Scan(_) => not_built("alpha scan"),
+        AlphaCmd::Scan(a) => scan::run(a),
         AlphaCmd::Io(_) => not_built("alpha io"),
         AlphaCmd::Machine(_) => not_built("alpha machine"),
         AlphaCmd::Bench(a) => bench::run(a),
