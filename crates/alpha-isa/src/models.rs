@@ -15,13 +15,18 @@
 //!   the Linux cpuinfo/`amask` usage (`arch/alpha/kernel/setup.c`); the EV45,
 //!   LCA4 and LCA45 are EV4 cores (no extensions); the EV7 has every EV68
 //!   feature (21364 = EV68 core plus on-chip memory controller and router).
-//! - Lock range: the architecture allows 8 bytes up to a page and recommends
-//!   that software assume 128 (Handbook v4, 4.2.5, LDx_L). Hardware tracks
-//!   the reservation per cache block: 32 bytes on the EV4 and EV5 families
-//!   (their primary data cache block; Linux `arch/alpha/include/asm/cache.h`
-//!   uses `L1_CACHE_BYTES` 32 for them), 64 bytes on the EV6 family and EV7
-//!   (64-byte cache block; `L1_CACHE_BYTES` 64). These are the defaults;
-//!   `--lock-range` overrides them, e.g. to the architectural 128.
+//! - Lock range: the architecture lets an implementation lock an aligned
+//!   block of 2^N bytes, at least 16 (Handbook v4, 4.2.4 "Load Memory Data
+//!   into Integer Register Locked"; the first edition said 8) and at most a
+//!   page, and encourages hardware to lock no more than 128 bytes and software
+//!   to keep locked locations 128 bytes apart. Hardware tracks the
+//!   reservation per cache block: the 21264/EV68A keeps the lock flag with
+//!   the 64-byte Dcache line (21264/EV68A Hardware Reference Manual, 4.6
+//!   "Lock Mechanism"), so the EV6 family and the EV7 (same core) get 64; the
+//!   EV4 and EV5 families have 32-byte primary data cache blocks (Linux
+//!   `arch/alpha/include/asm/cache.h` uses `L1_CACHE_BYTES` 32 for them), so
+//!   they get 32. These are defaults; `--lock-range` overrides them, e.g.
+//!   with the architectural 128.
 
 use crate::Ext;
 
