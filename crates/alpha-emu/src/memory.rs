@@ -182,8 +182,10 @@ pub struct Reservation {
 impl Reservation {
     /// Does a store of `len` bytes at `addr` touch this reservation's range?
     pub fn covers(&self, addr: u64, len: u64) -> bool {
-        let base = self.locked_pa & !(self.range - 1);
-        addr < base.wrapping_add(self.range) && base < addr.wrapping_add(len)
+        let size = self.range.max(1) as u128;
+        let base = (self.locked_pa as u128) & !(size - 1);
+        let a = addr as u128;
+        a < base + size && base < a + len as u128
     }
 }
 
@@ -431,12 +433,13 @@ impl Memory {
     }
 
     fn copy_in(&mut self, addr: u64, bytes: &[u8], need: Option<Perm>) -> Result<(), MemFault> {
-        // Preflight every page before the first byte is written.
-        let mut a = addr & !OFF_MASK;
-        let end = addr.wrapping_add(bytes.len() as u64);
-        while !bytes.is_empty() && a < end.max(addr + 1) {
+        // Preflight every page before the first byte is written (the range
+        // may wrap around the top of the address space: walk it by chunks).
+        let mut done = 0usize;
+        while done < bytes.len() {
+            let a = addr.wrapping_add(done as u64);
             let fault = |kind| MemFault {
-                addr: a.max(addr),
+                addr: a,
                 kind,
                 access: Access::Write,
             };
@@ -447,23 +450,21 @@ impl Memory {
             if need.is_some_and(|n| !self.pages[slot].perm.contains(n)) {
                 return Err(fault(FaultKind::Protection));
             }
-            match a.checked_add(PAGE_SIZE) {
-                Some(n) => a = n,
-                None => break,
-            }
+            done += (PAGE_SIZE - (a & OFF_MASK)) as usize;
         }
         let mut done = 0usize;
         while done < bytes.len() {
             let a = addr.wrapping_add(done as u64);
-            let slot = self.map[&(a >> PAGE_SHIFT)];
             let off = (a & OFF_MASK) as usize;
             let n = (PAGE_SIZE as usize - off).min(bytes.len() - done);
-            let page = &mut self.pages[slot];
-            materialize(page);
-            page.data[off..off + n].copy_from_slice(&bytes[done..done + n]);
-            if std::mem::take(&mut page.code) {
-                self.dirty_code.push(a >> PAGE_SHIFT);
-                self.code_gen += 1;
+            if let Some(&slot) = self.map.get(&(a >> PAGE_SHIFT)) {
+                let page = &mut self.pages[slot];
+                materialize(page);
+                page.data[off..off + n].copy_from_slice(&bytes[done..done + n]);
+                if std::mem::take(&mut page.code) {
+                    self.dirty_code.push(a >> PAGE_SHIFT);
+                    self.code_gen += 1;
+                }
             }
             done += n;
         }

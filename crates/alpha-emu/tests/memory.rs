@@ -121,3 +121,22 @@ fn order_reservation_is_cleared_by_other_agents_only_within_range() {
         "a device/kernel write clears it too"
     );
 }
+
+#[test]
+fn fault_ranges_that_wrap_the_address_space_fail_cleanly() {
+    let mut m = Memory::new();
+    m.map_zero(0, PAGE_SIZE, Perm::RW).unwrap();
+    // Bytes at u64::MAX-3 ..= u64::MAX, then 0..4: the top page is unmapped.
+    assert!(m.poke(u64::MAX - 3, &[1; 8]).is_err());
+    assert!(m.write_user(u64::MAX - 3, &[1; 8]).is_err());
+    assert!(m.read_user(u64::MAX - 3, &mut [0; 8]).is_err());
+    assert_eq!(m.load::<8>(0), Ok(0), "nothing was written at 0");
+    assert!(m.load::<8>(u64::MAX - 3).is_err());
+    assert!(m.store::<8>(0, u64::MAX - 3, 5).is_err());
+    assert!(m
+        .map_zero(u64::MAX - PAGE_SIZE + 1, PAGE_SIZE, Perm::RW)
+        .is_err());
+    m.arm_reservation(0, u64::MAX - 7, 8192);
+    assert!(m.reservation(0).covers(u64::MAX, 1));
+    assert!(!m.reservation(0).covers(0, 8));
+}
