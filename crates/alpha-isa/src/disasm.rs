@@ -107,3 +107,30 @@ pub fn disasm_with(addr: u64, word: u32, symbols: Option<&Symbols>) -> String {
     }
     s
 }
+
+/// One line of a `subword alpha disasm` listing (the contract's format):
+/// `ADDR:\tWORD\tMNEMONIC\tOPERANDS`, address in lowercase hex without
+/// `0x`, the word as eight hex digits, then [`disasm_with`].
+pub fn listing_line(addr: u64, word: u32, symbols: Option<&Symbols>) -> String {
+    format!(
+        "{addr:x}:\t{word:08x}\t{}",
+        disasm_with(addr, word, symbols)
+    )
+}
+
+/// A whole listing of little-endian words starting at `addr` (a trailing
+/// partial word is ignored), one [`listing_line`] per word, each ending in
+/// a newline.
+pub fn listing(addr: u64, bytes: &[u8], symbols: Option<&Symbols>) -> String {
+    let mut s = String::new();
+    for (i, c) in bytes.chunks_exact(4).enumerate() {
+        let a = addr.wrapping_add(4 * i as u64);
+        s.push_str(&listing_line(
+            a,
+            u32::from_le_bytes([c[0], c[1], c[2], c[3]]),
+            symbols,
+        ));
+        s.push('\n');
+    }
+    s
+}

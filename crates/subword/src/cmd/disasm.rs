@@ -16,13 +16,9 @@ fn list(
     syms: Option<&Symbols>,
 ) -> std::io::Result<()> {
     for (i, c) in bytes.chunks_exact(4).enumerate() {
-        let a = addr + 4 * i as u64;
+        let a = addr.wrapping_add(4 * i as u64);
         let w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-        writeln!(
-            out,
-            "{a:x}:\t{w:08x}\t{}",
-            alpha_isa::disasm_with(a, w, syms)
-        )?;
+        writeln!(out, "{}", alpha_isa::disasm::listing_line(a, w, syms))?;
     }
     Ok(())
 }
