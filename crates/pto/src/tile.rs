@@ -125,10 +125,12 @@ impl Defined {
 }
 
 /// Tile payload storage: `len` element slots of `slot` bytes, little-endian.
-/// Packed-carrier tiles (`TileUsesPackedCarrierRepresentation`) hold each
-/// element at its own width (one byte per four-bit element), so dense rows
-/// move as slice copies; other tiles hold full 64-bit words, as the ASL's
-/// word payload does (a sign-extended S8 load stays sign-extended).
+/// Elements are held at their own width (one byte per four-bit element), so
+/// dense rows move as slice copies. Tiles outside the packed-carrier
+/// representation (`TileUsesPackedCarrierRepresentation`) have the ASL's
+/// word payload: sign-extending types use 8-byte slots from the start, and
+/// any other such tile switches to 8-byte slots when a value wider than its
+/// element is written, so every word reads back exactly.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Payload {
     slot: usize,
@@ -179,6 +181,19 @@ impl Payload {
             4 => self.bytes[i * 4..i * 4 + 4].copy_from_slice(&(v as u32).to_le_bytes()),
             _ => self.bytes[i * 8..i * 8 + 8].copy_from_slice(&v.to_le_bytes()),
         }
+    }
+
+    /// Re-encodes every slot as an 8-byte word (zero-extending).
+    pub fn widen_to_words(&mut self) {
+        if self.slot == 8 {
+            return;
+        }
+        let n = self.len();
+        let mut w = Payload::new(n, 8);
+        for i in 0..n {
+            w.set(i, self.get(i));
+        }
+        *self = w;
     }
 
     /// Raw bytes of slots `start..start + n`.
@@ -267,6 +282,11 @@ impl TileInfo {
         let v = if self.uses_packed_carrier() {
             truncate(value, self.data_type.element_bits())
         } else {
+            // Word payload: a value wider than the element keeps all its
+            // bits (the narrow slot is only a representation).
+            if self.payload.slot() < 8 && truncate(value, 8 * self.payload.slot() as u32) != value {
+                self.payload.widen_to_words();
+            }
             value
         };
         self.payload.set(idx, v);
@@ -336,12 +356,13 @@ impl TileInfo {
         }
     }
 
-    /// Payload slot bytes: the element width for packed-carrier tiles, a
-    /// whole word otherwise.
+    /// Payload slot bytes: the element width, except for word-payload tiles
+    /// of sign-extending types (a loaded S8/S16/S32 is a full word). A word
+    /// payload widens itself to 8-byte slots when a wider value is written.
     fn slot_for(rows: u64, columns: u64, data_type: DataType, layout: TileLayout) -> usize {
         let carrier = !layout.is_cube()
             && (data_type.is_four_bit() || rows * columns > PTO_MODEL_TILE_ELEMENTS);
-        if carrier {
+        if carrier || !data_type.sign_extends_on_load() {
             data_type.element_bytes() as usize
         } else {
             8

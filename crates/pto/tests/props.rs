@@ -580,3 +580,28 @@ fn element_stride_what_if_is_opt_in() {
         "what-if: 8 elements = 32 bytes"
     );
 }
+
+/// packed-boundary.asl: a tile outside the packed-carrier representation
+/// keeps whole words (WriteTileElement of a wider value reads back whole);
+/// a packed-carrier tile keeps the element width.
+#[test]
+fn word_payload_keeps_wide_values_carrier_payload_truncates() {
+    let mut m = Machine::new(4096);
+    m.configure_tile(0, &cfg(128, 4, 2, 4, DataType::FP32)).unwrap();
+    m.write_tile_element(0, 0, 1, 0x1_2345_6789).unwrap();
+    assert_eq!(m.read_tile_element(0, 0, 1), Ok(Some(0x1_2345_6789)));
+    // TSTORE still writes only the element's four bytes.
+    for c in [0, 2, 3] {
+        m.write_tile_element(0, 0, c, 0).unwrap();
+    }
+    for c in 0..4 {
+        m.write_tile_element(0, 1, c, 0).unwrap();
+    }
+    m.tstore(0x100, 16, 0).unwrap();
+    assert_eq!(m.load_unsigned(0x104, 4), Ok(0x2345_6789));
+    assert_eq!(m.load_unsigned(0x108, 4), Ok(0));
+    // 64 KiB of U8 (65536 elements) is a packed carrier: element width.
+    m.configure_tile(1, &cfg(65536, 256, 256, 256, DataType::U8)).unwrap();
+    m.write_tile_element(1, 3, 3, 0x1ff).unwrap();
+    assert_eq!(m.read_tile_element(1, 3, 3), Ok(Some(0xff)));
+}
