@@ -10,8 +10,13 @@
 //! shape is ready for it: the personality owns a [`Machine`] (several CPUs),
 //! and all host I/O goes through [`Host`].
 
+pub mod errno;
+pub mod fs;
+pub mod mm;
+pub mod signal;
 pub mod stack;
 pub mod syscall;
+pub mod thread;
 
 use crate::exec::{self, Event};
 use crate::loader::{self, LoadedImage};
@@ -43,6 +48,14 @@ pub trait Host {
     fn write(&mut self, fd: u32, bytes: &[u8]);
     /// One diagnostic line from the personality (no trailing newline).
     fn diag(&mut self, line: &str);
+    /// Read guest fd 0 (stdin); 0 at end of input.
+    fn read_stdin(&mut self, _buf: &mut [u8]) -> usize {
+        0
+    }
+    /// One `--strace` line (no trailing newline).
+    fn trace(&mut self, line: &str) {
+        self.diag(line)
+    }
 }
 
 /// The host's own stdout and stderr.
@@ -62,6 +75,13 @@ impl Host for StdHost {
     }
     fn diag(&mut self, line: &str) {
         eprintln!("subword: {line}");
+    }
+    fn read_stdin(&mut self, buf: &mut [u8]) -> usize {
+        use std::io::Read;
+        std::io::stdin().lock().read(buf).unwrap_or(0)
+    }
+    fn trace(&mut self, line: &str) {
+        eprintln!("{line}");
     }
 }
 
@@ -100,6 +120,10 @@ pub struct Options {
     pub strace: bool,
     pub argv: Vec<String>,
     pub envp: Vec<String>,
+    /// Directory holding the guest's dynamic loader and libraries (qemu's `-L`).
+    pub sysroot: Option<std::path::PathBuf>,
+    /// Instructions a thread runs before the scheduler switches.
+    pub quantum: Option<u64>,
 }
 
 impl Options {
@@ -112,6 +136,8 @@ impl Options {
             strace: false,
             argv,
             envp: Vec::new(),
+            sysroot: None,
+            quantum: None,
         }
     }
 }
@@ -162,14 +188,77 @@ pub fn host_signal(alpha: u8) -> u8 {
     }
 }
 
+/// Where the dynamic loader (`PT_INTERP`) is placed: `TASK_UNMAPPED_BASE`,
+/// where the kernel's first `mmap` of it lands.
+pub const INTERP_BASE: u64 = mm::TASK_UNMAPPED_BASE;
+/// The guest's process id (and the main thread's id).
+pub const PID: u32 = 1000;
+/// Default scheduler quantum (instructions).
+pub const DEFAULT_QUANTUM: u64 = 10_000;
+
+// Per-thread unaligned-access control (osf_setsysinfo SSIN_UACPROC,
+// arch/alpha/include/asm/sysinfo.h and thread_info.h).
+pub const UAC_NOPRINT: u64 = 1;
+pub const UAC_NOFIX: u64 = 2;
+pub const UAC_SIGBUS: u64 = 4;
+
+/// Why a thread is not running.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThreadState {
+    Runnable,
+    /// Blocked in `futex` wait on `addr` for waker bits `bitset`.
+    FutexWait {
+        addr: u64,
+        bitset: u32,
+        timed: bool,
+    },
+    Exited,
+}
+
+/// One guest thread: a CPU of the machine plus kernel-side state.
+#[derive(Clone, Debug)]
+pub struct Thread {
+    pub tid: u32,
+    /// Index of its CPU in `machine.cpus`.
+    pub cpu: usize,
+    pub sigmask: u64,
+    pub altstack: signal::AltStack,
+    /// `set_tid_address` / CLONE_CHILD_CLEARTID: cleared and woken at exit.
+    pub clear_child_tid: u64,
+    /// Unaligned-access control bits (UAC_*).
+    pub uac: u64,
+    pub state: ThreadState,
+}
+
 /// A guest process: a machine plus the personality's own state.
 pub struct Process {
     pub machine: Machine,
     pub image: LoadedImage,
+    /// The dynamic loader's image, when the program has `PT_INTERP`.
+    pub interp: Option<LoadedImage>,
     pub strace: bool,
+    pub sysroot: Option<std::path::PathBuf>,
+    pub cwd: std::path::PathBuf,
+    pub fds: fs::FdTable,
+    pub aspace: mm::AddressSpace,
+    pub signals: signal::Signals,
+    pub threads: Vec<Thread>,
+    /// Index in `threads` of the running thread.
+    pub cur: usize,
+    pub quantum: u64,
+    next_tid: u32,
+    /// Instructions retired by all threads.
+    pub insns: u64,
     /// Unaligned accesses fixed up, and the distinct sites reported.
     pub unaligned_fixups: u64,
     unaligned_sites: std::collections::BTreeSet<u64>,
+    /// Name of the program (`comm`), for the kernel-style messages.
+    pub comm: String,
+    pub symbols: Option<alpha_isa::symbols::Symbols>,
+    /// Host path of the executable (`/proc/self/exe`).
+    pub exe_path: std::path::PathBuf,
+    /// Exit status of the last thread that called `exit`.
+    pub last_exit: u8,
 }
 
 /// How the personality describes an instruction in diagnostics: the
@@ -189,18 +278,40 @@ fn ext_name(e: Ext) -> &'static str {
 }
 
 impl Process {
-    /// Load `elf` and build the initial stack.
+    /// Load `elf` (and its `PT_INTERP` loader through `opts.sysroot`) and
+    /// build the initial stack.
     pub fn new(elf: &[u8], opts: &Options) -> Result<Process, String> {
         let mut machine = Machine::new(opts.model, 1, opts.lock_range);
         if let Some(m) = opts.max_memory {
             machine.mem.set_limit(m);
         }
-        let image =
-            loader::load(&mut machine.mem, elf, 0x1_2000_0000).map_err(|e| e.to_string())?;
+        // A position-independent executable goes where the kernel puts
+        // ELF_ET_DYN_BASE on Alpha (TASK_UNMAPPED_BASE + 0x1000000).
+        let image = loader::load(&mut machine.mem, elf, mm::TASK_UNMAPPED_BASE + 0x100_0000)
+            .map_err(|e| e.to_string())?;
+        let mut entry = image.entry;
+        let mut interp_img = None;
         if let Some(interp) = &image.interp {
-            return Err(format!(
-                "dynamically linked (interpreter {interp}); this build runs static executables only"
-            ));
+            let host = fs::resolve(opts.sysroot.as_deref(), None, interp.as_bytes());
+            let host = match (&opts.sysroot, host.exists()) {
+                (Some(root), false) => root.join(interp.trim_start_matches('/')),
+                _ => host,
+            };
+            let bytes = std::fs::read(&host).map_err(|e| {
+                let hint = if opts.sysroot.is_none() {
+                    " (dynamically linked: give --sysroot DIR holding the guest's libraries)"
+                } else {
+                    ""
+                };
+                format!(
+                    "cannot read the program interpreter {}: {e}{hint}",
+                    host.display()
+                )
+            })?;
+            let li = loader::load(&mut machine.mem, &bytes, INTERP_BASE)
+                .map_err(|e| format!("program interpreter {}: {e}", host.display()))?;
+            entry = li.entry;
+            interp_img = Some(li);
         }
         let execfn = opts.argv.first().cloned().unwrap_or_default();
         let sp = stack::build(
@@ -210,25 +321,68 @@ impl Process {
                 envp: &opts.envp,
                 execfn: &execfn,
                 image: &image,
-                interp_base: 0,
+                interp_base: interp_img.as_ref().map_or(0, |i| i.bias),
                 model: opts.model,
             },
         )?;
+        if image.exec_stack {
+            let base = stack::STACK_TOP - stack::STACK_SIZE;
+            let _ = machine
+                .mem
+                .protect(base, stack::STACK_SIZE, crate::memory::Perm::RWX);
+        }
         let cpu = &mut machine.cpus[0];
-        cpu.pc = image.entry;
+        cpu.pc = entry;
         cpu.r[30] = sp;
         // Linux starts a process with a0 = 0 (no rtld_fini), and the ABI's
         // $27 (pv) holding the entry address.
-        cpu.r[27] = image.entry;
+        cpu.r[27] = entry;
         // The kernel's initial FPCR (round to nearest, traps disabled as
         // flush_thread leaves them); FPCR = 0 would mean dynamic "chopped".
         cpu.fpcr = crate::fp::fpcr::linux_initial_fpcr();
+        let brk_start = mm::page_up(image.end).unwrap_or(image.end);
+        let interp_end = interp_img.as_ref().map_or(0, |i| i.end);
+        let mut aspace = mm::AddressSpace::new(brk_start);
+        aspace.mmap_base = aspace.mmap_base.max(mm::page_up(interp_end).unwrap_or(0));
+        let comm: String = std::path::Path::new(&execfn)
+            .file_name()
+            .map(|s| s.to_string_lossy().chars().take(15).collect())
+            .unwrap_or_default();
+        let symbols = alpha_isa::elf::read_symbols(elf)
+            .ok()
+            .map(|s| alpha_isa::symbols::Symbols::for_section(&s, ".text"));
         Ok(Process {
             machine,
             image,
+            interp: interp_img,
             strace: opts.strace,
+            sysroot: opts.sysroot.clone(),
+            cwd: std::env::current_dir().unwrap_or_else(|_| "/".into()),
+            fds: fs::FdTable::new(),
+            aspace,
+            signals: signal::Signals::default(),
+            threads: vec![Thread {
+                tid: PID,
+                cpu: 0,
+                sigmask: 0,
+                altstack: signal::AltStack {
+                    flags: signal::SS_DISABLE,
+                    ..Default::default()
+                },
+                clear_child_tid: 0,
+                uac: 0,
+                state: ThreadState::Runnable,
+            }],
+            cur: 0,
+            quantum: opts.quantum.unwrap_or(DEFAULT_QUANTUM).max(1),
+            next_tid: PID + 1,
+            insns: 0,
             unaligned_fixups: 0,
             unaligned_sites: Default::default(),
+            comm,
+            symbols,
+            exe_path: std::fs::canonicalize(&execfn).unwrap_or_else(|_| execfn.clone().into()),
+            last_exit: 0,
         })
     }
 
@@ -239,33 +393,97 @@ impl Process {
         }
     }
 
+    /// `pc 0x… (func+0xNN): insn` for diagnostics.
+    fn where_(&self, pc: u64) -> String {
+        let sym = self
+            .symbols
+            .as_ref()
+            .and_then(|s| s.describe(pc))
+            .map(|s| format!(" <{s}>"))
+            .unwrap_or_default();
+        format!("{} at 0x{pc:x}{sym}", self.insn_text(pc))
+    }
+
+    /// Index of the next runnable thread after `from` (round robin), if any.
+    /// This is the one scheduling decision: a schedule explorer replaces it.
+    pub fn pick_next(&self, from: usize) -> Option<usize> {
+        let n = self.threads.len();
+        (1..=n)
+            .map(|k| (from + k) % n)
+            .find(|&i| self.threads[i].state == ThreadState::Runnable)
+    }
+
     /// Run to the end (or to `max_insns`).
     pub fn run(&mut self, host: &mut dyn Host, max_insns: Option<u64>) -> Exit {
-        const SLICE: u64 = 1 << 24;
         loop {
-            let left = match max_insns {
-                Some(m) => {
-                    let done = self.machine.cpus[0].icount;
-                    if done >= m {
-                        let pc = self.machine.cpus[0].pc;
-                        let why = format!(
-                            "stopped after {done} instructions (--max-insns) at pc 0x{pc:x}"
-                        );
-                        host.diag(&why);
-                        return Exit::InsnLimit(done);
+            if let Some(m) = max_insns {
+                if self.insns >= m {
+                    let pc = self.machine.cpus[self.threads[self.cur].cpu].pc;
+                    let done = self.insns;
+                    let why =
+                        format!("stopped after {done} instructions (--max-insns) at pc 0x{pc:x}");
+                    host.diag(&why);
+                    return Exit::InsnLimit(done);
+                }
+            }
+            if self.threads[self.cur].state != ThreadState::Runnable {
+                match self.pick_next(self.cur) {
+                    Some(t) => self.cur = t,
+                    None => {
+                        // Every live thread waits: wake a timed waiter
+                        // (its timeout expires), or it is a deadlock.
+                        let timed = self.threads.iter().position(|t| {
+                            matches!(t.state, ThreadState::FutexWait { timed: true, .. })
+                        });
+                        match timed {
+                            Some(i) => {
+                                self.wake_thread(i, Err(errno::ETIMEDOUT));
+                                self.cur = i;
+                            }
+                            None => {
+                                let why = "every guest thread is blocked (deadlock)".to_string();
+                                host.diag(&why);
+                                return Exit::Killed {
+                                    signal: signal::SIGKILL,
+                                    why,
+                                };
+                            }
+                        }
                     }
-                    (m - done).min(SLICE)
                 }
-                None => SLICE,
-            };
-            let ev = self.machine.run(0, left);
-            if let Some(exit) = self.handle(host, 0, ev) {
-                if let Exit::Killed { why, .. } = &exit {
-                    host.diag(why);
+            }
+            if let Some(exit) = self.deliver_pending(host) {
+                return self.finish(host, exit);
+            }
+            let t = self.cur;
+            let c = self.threads[t].cpu;
+            let mut budget = self.quantum;
+            if let Some(m) = max_insns {
+                budget = budget.min(m - self.insns);
+            }
+            let before = self.machine.cpus[c].icount;
+            let ev = self.machine.run(c, budget);
+            self.insns += self.machine.cpus[c].icount - before;
+            if let Some(exit) = self.handle(host, c, ev) {
+                return self.finish(host, exit);
+            }
+            if matches!(ev, Event::BudgetExhausted)
+                || self.threads[t].state != ThreadState::Runnable
+            {
+                // Context switch: the lock flag does not survive it.
+                self.machine.mem.clear_reservation(c);
+                if let Some(n) = self.pick_next(t) {
+                    self.cur = n;
                 }
-                return exit;
             }
         }
+    }
+
+    fn finish(&self, host: &mut dyn Host, exit: Exit) -> Exit {
+        if let Exit::Killed { why, .. } = &exit {
+            host.diag(why);
+        }
+        exit
     }
 
     fn kill(&self, signal: u8, name: &str, what: String) -> Option<Exit> {
@@ -275,6 +493,127 @@ impl Process {
         })
     }
 
+    /// Make thread `t` runnable again with syscall result `r`.
+    pub fn wake_thread(&mut self, t: usize, r: Result<u64, u64>) {
+        self.threads[t].state = ThreadState::Runnable;
+        let cpu = &mut self.machine.cpus[self.threads[t].cpu];
+        set_result(cpu, r);
+    }
+
+    /// A signal raised by the hardware or PALcode in the running thread
+    /// (force_sig_fault): delivered to its handler, or the process dies
+    /// with `why` when it is blocked, ignored or defaulted.
+    fn force(&mut self, info: signal::Info, why: String) -> Option<Exit> {
+        let t = self.cur;
+        let sig = info.signo;
+        let act = self.signals.actions[sig as usize];
+        let blocked = self.threads[t].sigmask & signal::bit(sig) != 0;
+        if act.handler == signal::SIG_DFL || act.handler == signal::SIG_IGN || blocked {
+            return self.kill(sig, &signal::name(sig), why);
+        }
+        if self.enter_handler(t, &act, &info).is_err() {
+            return self.kill(
+                SIGSEGV,
+                "SIGSEGV",
+                format!(
+                    "cannot write the signal frame for {} ({why})",
+                    signal::name(sig)
+                ),
+            );
+        }
+        None
+    }
+
+    fn enter_handler(
+        &mut self,
+        t: usize,
+        act: &signal::Action,
+        info: &signal::Info,
+    ) -> Result<(), signal::FrameFault> {
+        let th = &self.threads[t];
+        let old_mask = th.sigmask;
+        let alt = th.altstack;
+        let c = th.cpu;
+        signal::setup_frame(
+            &mut self.machine.mem,
+            &mut self.machine.cpus[c],
+            act,
+            info,
+            old_mask,
+            &alt,
+        )?;
+        let mut mask = old_mask | act.mask;
+        if act.flags & signal::SA_NODEFER == 0 {
+            mask |= signal::bit(info.signo);
+        }
+        self.threads[t].sigmask =
+            mask & !(signal::bit(signal::SIGKILL) | signal::bit(signal::SIGSTOP));
+        if act.flags & signal::SA_RESETHAND != 0 {
+            self.signals.actions[info.signo as usize] = signal::Action::default();
+        }
+        Ok(())
+    }
+
+    /// Queue a signal sent by `kill`/`tgkill`.
+    pub fn send(&mut self, info: signal::Info) {
+        let sig = info.signo;
+        let act = self.signals.actions[sig as usize];
+        if sig != signal::SIGKILL
+            && (act.handler == signal::SIG_IGN
+                || (act.handler == signal::SIG_DFL && signal::default_ignored(sig)))
+        {
+            return;
+        }
+        if !self.signals.pending.iter().any(|p| p.signo == sig) {
+            self.signals.pending.push(info);
+        }
+    }
+
+    /// Deliver the lowest unblocked pending signal to the running thread.
+    fn deliver_pending(&mut self, _host: &mut dyn Host) -> Option<Exit> {
+        if self.signals.pending.is_empty() {
+            return None;
+        }
+        let t = self.cur;
+        let mask = self.threads[t].sigmask;
+        let pos = self
+            .signals
+            .pending
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| i.signo == signal::SIGKILL || mask & signal::bit(i.signo) == 0)
+            .min_by_key(|(_, i)| i.signo)
+            .map(|(k, _)| k)?;
+        let info = self.signals.pending.remove(pos);
+        let sig = info.signo;
+        let act = self.signals.actions[sig as usize];
+        if act.handler == signal::SIG_IGN {
+            return None;
+        }
+        if act.handler == signal::SIG_DFL || sig == signal::SIGKILL {
+            if signal::default_ignored(sig) {
+                return None;
+            }
+            let pc = self.machine.cpus[self.threads[t].cpu].pc;
+            return self.kill(
+                sig,
+                &signal::name(sig),
+                format!(
+                    "sent by the guest (kill/tgkill), thread {} at pc 0x{pc:x}",
+                    self.threads[t].tid
+                ),
+            );
+        }
+        if self.enter_handler(t, &act, &info).is_err() {
+            return self.kill(
+                SIGSEGV,
+                "SIGSEGV",
+                format!("cannot write the signal frame for {}", signal::name(sig)),
+            );
+        }
+        None
+    }
+
     /// Handle one event; `Some` when the process is over.
     fn handle(&mut self, host: &mut dyn Host, c: usize, ev: Event) -> Option<Exit> {
         let pc = self.machine.cpus[c].pc;
@@ -282,94 +621,131 @@ impl Process {
             // Entering the kernel (PALcode) clears the lock flag (Handbook §4.2.5).
             self.machine.mem.clear_reservation(c);
         }
+        let fault = |signo: u8, code: i32, addr: u64| signal::Info {
+            signo,
+            code,
+            addr,
+            ..Default::default()
+        };
         match ev {
             Event::BudgetExhausted => None,
             Event::CallPal { func } => self.call_pal(host, c, func, pc.wrapping_sub(4)),
             Event::Opcdec { insn: _, missing } => {
-                let text = self.insn_text(pc);
                 let model = self.machine.cpus[c].model.name;
+                let w = self.where_(pc);
                 let what = match missing {
-                    Some(e) => format!(
-                        "{text} at 0x{pc:x}: needs {}, which {model} lacks",
-                        ext_name(e)
-                    ),
-                    None => format!("{text} at 0x{pc:x}: reserved or privileged instruction"),
+                    Some(e) => format!("{w}: needs {}, which {model} lacks", ext_name(e)),
+                    None => format!("{w}: reserved or privileged instruction"),
                 };
-                self.kill(SIGILL, "SIGILL", what)
+                self.force(fault(SIGILL, signal::ILL_ILLOPC, pc), what)
             }
             Event::IntegerOverflow { .. } => {
                 let at = pc.wrapping_sub(4);
-                let text = self.insn_text(at);
-                self.kill(
-                    SIGFPE,
-                    "SIGFPE",
-                    format!("{text} at 0x{at:x}: integer overflow"),
+                let w = self.where_(at);
+                self.force(
+                    fault(SIGFPE, signal::FPE_INTOVF, at),
+                    format!("{w}: integer overflow"),
                 )
             }
-            Event::Unaligned { insn, addr, .. } => self.unaligned(c, insn, addr, pc),
-            Event::MemFault { fault } => {
-                let text = self.insn_text(pc);
-                let what = match fault.access {
-                    Access::Fetch => format!("instruction fetch at 0x{:x}", fault.addr),
-                    Access::Read => format!("{text} at 0x{pc:x}: read of 0x{:x}", fault.addr),
-                    Access::Write => {
-                        format!("{text} at 0x{pc:x}: write to 0x{:x}", fault.addr)
-                    }
+            Event::Unaligned { insn, addr, .. } => self.unaligned(host, c, insn, addr, pc),
+            Event::MemFault { fault: f } => {
+                let what = match f.access {
+                    Access::Fetch => format!("instruction fetch at 0x{:x}", f.addr),
+                    Access::Read => format!("{}: read of 0x{:x}", self.where_(pc), f.addr),
+                    Access::Write => format!("{}: write to 0x{:x}", self.where_(pc), f.addr),
                 };
-                let why = match fault.kind {
-                    FaultKind::Unmapped => "unmapped",
-                    FaultKind::Protection => "not permitted",
-                    FaultKind::Unaligned => "unaligned",
+                let (why, code) = match f.kind {
+                    FaultKind::Unmapped => ("unmapped", signal::SEGV_MAPERR),
+                    FaultKind::Protection => ("not permitted", signal::SEGV_ACCERR),
+                    FaultKind::Unaligned => ("unaligned", signal::SEGV_ACCERR),
                 };
-                self.kill(SIGSEGV, "SIGSEGV", format!("{what} ({why})"))
+                self.force(fault(SIGSEGV, code, f.addr), format!("{what} ({why})"))
             }
             Event::FpArith { si_code, .. } => {
                 let at = pc.wrapping_sub(4);
-                let text = self.insn_text(at);
-                self.kill(
-                    SIGFPE,
-                    "SIGFPE",
-                    format!("{text} at 0x{at:x}: floating-point trap (si_code {si_code})"),
+                let w = self.where_(at);
+                self.force(
+                    fault(SIGFPE, si_code, at),
+                    format!("{w}: floating-point trap (si_code {si_code})"),
                 )
             }
             Event::Fp { insn: _ } => {
-                let text = self.insn_text(pc);
-                self.kill(
-                    SIGILL,
-                    "SIGILL",
-                    format!("{text} at 0x{pc:x}: floating-point instruction not implemented"),
+                let w = self.where_(pc);
+                self.force(
+                    fault(SIGILL, signal::ILL_ILLOPC, pc),
+                    format!("{w}: floating-point instruction not implemented"),
                 )
             }
         }
     }
 
-    fn unaligned(&mut self, c: usize, insn: Insn, addr: u64, pc: u64) -> Option<Exit> {
+    fn unaligned(
+        &mut self,
+        host: &mut dyn Host,
+        c: usize,
+        insn: Insn,
+        addr: u64,
+        pc: u64,
+    ) -> Option<Exit> {
+        let uac = self.threads[self.cur].uac;
+        let is_llsc = matches!(
+            insn.op,
+            alpha_isa::Op::LdlL | alpha_isa::Op::LdqL | alpha_isa::Op::StlC | alpha_isa::Op::StqC
+        );
+        if uac & UAC_SIGBUS != 0 && !is_llsc {
+            let w = self.where_(pc);
+            return self.force(
+                signal::Info {
+                    signo: SIGBUS,
+                    code: signal::BUS_ADRALN,
+                    addr,
+                    ..Default::default()
+                },
+                format!("{w}: unaligned address 0x{addr:x} (UAC_SIGBUS)"),
+            );
+        }
         let m = &mut self.machine;
         match exec::mem::complete_unaligned(&mut m.cpus[c], &mut m.mem, insn, pc) {
             Ok(next) => {
                 m.cpus[c].pc = next;
                 m.cpus[c].icount += 1;
+                self.insns += 1;
                 self.unaligned_fixups += 1;
-                self.unaligned_sites.insert(pc);
+                if self.unaligned_sites.insert(pc) && uac & UAC_NOPRINT == 0 {
+                    // arch/alpha/kernel/traps.c do_entUna's message.
+                    let word = self.machine.mem.word_at(pc).unwrap_or(0);
+                    host.diag(&format!(
+                        "{}({}): unaligned trap at {pc:016x}: {addr:x} {:x} {:x}",
+                        self.comm,
+                        self.threads[self.cur].tid,
+                        word >> 26,
+                        (word >> 21) & 31
+                    ));
+                }
                 None
             }
             Err(Event::MemFault { fault }) => {
-                let text = self.insn_text(pc);
-                self.kill(
-                    SIGSEGV,
-                    "SIGSEGV",
-                    format!(
-                        "{text} at 0x{pc:x}: unaligned access to 0x{:x} faulted",
-                        fault.addr
-                    ),
+                let w = self.where_(pc);
+                self.force(
+                    signal::Info {
+                        signo: SIGSEGV,
+                        code: signal::SEGV_MAPERR,
+                        addr: fault.addr,
+                        ..Default::default()
+                    },
+                    format!("{w}: unaligned access to 0x{:x} faulted", fault.addr),
                 )
             }
             Err(_) => {
-                let text = self.insn_text(pc);
-                self.kill(
-                    SIGBUS,
-                    "SIGBUS",
-                    format!("{text} at 0x{pc:x}: unaligned address 0x{addr:x}"),
+                let w = self.where_(pc);
+                self.force(
+                    signal::Info {
+                        signo: SIGBUS,
+                        code: signal::BUS_ADRALN,
+                        addr,
+                        ..Default::default()
+                    },
+                    format!("{w}: unaligned address 0x{addr:x}"),
                 )
             }
         }
@@ -377,50 +753,7 @@ impl Process {
 
     fn call_pal(&mut self, host: &mut dyn Host, c: usize, func: u32, at: u64) -> Option<Exit> {
         match func {
-            PAL_CALLSYS => {
-                let nr = self.machine.cpus[c].r[0];
-                let args: Vec<u64> = self.machine.cpus[c].r[16..22].to_vec();
-                let out = syscall::dispatch(self, host, c, nr);
-                match out {
-                    syscall::Outcome::Exit(s) => {
-                        if self.strace {
-                            host.diag(&format!(
-                                "strace: {}({}) = ?",
-                                syscall::name(nr).unwrap_or("?"),
-                                args[0]
-                            ));
-                        }
-                        Some(Exit::Exited(s))
-                    }
-                    syscall::Outcome::Return(r) => {
-                        if self.strace {
-                            let name = syscall::name(nr)
-                                .map(str::to_string)
-                                .unwrap_or_else(|| format!("syscall_{nr}"));
-                            let res = match r {
-                                Ok(v) => format!("{v}"),
-                                Err(e) => format!("-1 errno={e}"),
-                            };
-                            host.diag(&format!(
-                                "strace: {name}(0x{:x}, 0x{:x}, 0x{:x}) = {res}",
-                                args[0], args[1], args[2]
-                            ));
-                        }
-                        let cpu = &mut self.machine.cpus[c];
-                        match r {
-                            Ok(v) => {
-                                cpu.r[0] = v;
-                                cpu.r[19] = 0;
-                            }
-                            Err(e) => {
-                                cpu.r[0] = e;
-                                cpu.r[19] = 1;
-                            }
-                        }
-                        None
-                    }
-                }
-            }
+            PAL_CALLSYS => syscall::callsys(self, host, c),
             PAL_IMB => {
                 self.machine.flush_icache();
                 None
@@ -436,22 +769,62 @@ impl Process {
                 None
             }
             PAL_BPT | PAL_BUGCHK => {
-                self.kill(SIGTRAP, "SIGTRAP", format!("breakpoint at 0x{at:x}"))
+                let w = self.where_(at);
+                let code = if func == PAL_BPT {
+                    signal::TRAP_BRKPT
+                } else {
+                    signal::TRAP_UNK
+                };
+                self.force(
+                    signal::Info {
+                        signo: SIGTRAP,
+                        code,
+                        addr: at,
+                        ..Default::default()
+                    },
+                    format!("{w}: breakpoint"),
+                )
             }
             PAL_GENTRAP => {
                 let code = self.machine.cpus[c].r[16] as i64;
-                self.kill(SIGFPE, "SIGFPE", format!("gentrap {code} at 0x{at:x}"))
-            }
-            _ => {
-                let text = self.insn_text(at);
-                self.kill(
-                    SIGILL,
-                    "SIGILL",
-                    format!(
-                        "{text} at 0x{at:x}: PALcode function 0x{func:x} is privileged or unknown"
-                    ),
+                let (sig, si_code) = signal::gentrap(code);
+                let w = self.where_(at);
+                self.force(
+                    signal::Info {
+                        signo: sig,
+                        code: si_code,
+                        addr: at + 4,
+                        ..Default::default()
+                    },
+                    format!("{w}: gentrap {code}"),
                 )
             }
+            _ => {
+                let w = self.where_(at);
+                self.force(
+                    signal::Info {
+                        signo: SIGILL,
+                        code: signal::ILL_ILLOPC,
+                        addr: at,
+                        ..Default::default()
+                    },
+                    format!("{w}: PALcode function 0x{func:x} is privileged or unknown"),
+                )
+            }
+        }
+    }
+}
+
+/// Write a system-call result with the Alpha convention (v0, a3).
+pub fn set_result(cpu: &mut crate::cpu::Cpu, r: Result<u64, u64>) {
+    match r {
+        Ok(v) => {
+            cpu.r[0] = v;
+            cpu.r[19] = 0;
+        }
+        Err(e) => {
+            cpu.r[0] = e;
+            cpu.r[19] = 1;
         }
     }
 }

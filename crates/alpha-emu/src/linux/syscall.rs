@@ -1,71 +1,497 @@
-//! Alpha Linux system calls (arch/alpha/kernel/syscalls/syscall.tbl).
+//! Alpha Linux system calls (numbers from arch/alpha/kernel/syscalls/syscall.tbl).
 //!
 //! Convention: number in `v0` (r0), arguments in `a0`-`a5` (r16-r21); the
 //! result goes to `v0`, and `a3` (r19) is 0 on success or 1 with a positive
-//! errno in `v0` on failure (arch/alpha/kernel/entry.S).
+//! errno in `v0` on failure (arch/alpha/kernel/entry.S). Errno values are
+//! Alpha's ([`super::errno`]). A bad guest pointer is EFAULT, never a crash.
 
-use super::{Host, Process};
+use super::errno::*;
+use super::fs::{self, Fd, Object};
+use super::signal::{self, Info};
+use super::{set_result, Exit, Host, Process, ThreadState, PID};
+use crate::memory::PAGE_SIZE;
+use std::io::{Read, Seek, SeekFrom, Write};
 
 pub const SYS_EXIT: u64 = 1;
+pub const SYS_READ: u64 = 3;
 pub const SYS_WRITE: u64 = 4;
 pub const SYS_EXIT_GROUP: u64 = 405;
 
-pub const EBADF: u64 = 9;
-pub const EFAULT: u64 = 14;
-pub const EINVAL: u64 = 22;
-pub const ENOSYS: u64 = 38;
+const AT_FDCWD: u64 = (-100i64) as u64;
+const AT_SYMLINK_NOFOLLOW: u64 = 0x100;
+const AT_REMOVEDIR: u64 = 0x200;
+const AT_EMPTY_PATH: u64 = 0x1000;
+
+/// (number, name, argument kinds) for `--strace`. Kinds: `d` decimal,
+/// `x` hex, `s` string, `f` fd or AT_FDCWD, `o` octal.
+const TABLE: &[(u64, &str, &str)] = &[
+    (1, "exit", "d"),
+    (3, "read", "dxd"),
+    (4, "write", "dxd"),
+    (6, "close", "d"),
+    (10, "unlink", "s"),
+    (12, "chdir", "s"),
+    (17, "brk", "x"),
+    (19, "lseek", "ddd"),
+    (20, "getxpid", ""),
+    (24, "getxuid", ""),
+    (33, "access", "sd"),
+    (37, "kill", "dd"),
+    (41, "dup", "d"),
+    (42, "pipe", ""),
+    (45, "open", "sxo"),
+    (47, "getxgid", ""),
+    (48, "osf_sigprocmask", "dx"),
+    (54, "ioctl", "dxx"),
+    (58, "readlink", "sxd"),
+    (64, "getpagesize", ""),
+    (67, "stat", "sx"),
+    (68, "lstat", "sx"),
+    (71, "mmap", "xxxxdx"),
+    (73, "munmap", "xx"),
+    (74, "mprotect", "xxx"),
+    (75, "madvise", "xxd"),
+    (90, "dup2", "dd"),
+    (91, "fstat", "dx"),
+    (92, "fcntl", "ddx"),
+    (103, "sigreturn", "x"),
+    (116, "osf_gettimeofday", "xx"),
+    (120, "readv", "dxd"),
+    (121, "writev", "dxd"),
+    (128, "rename", "ss"),
+    (136, "mkdir", "so"),
+    (137, "rmdir", "s"),
+    (144, "getrlimit", "dx"),
+    (235, "sigaltstack", "xx"),
+    (256, "osf_getsysinfo", "dxdxx"),
+    (257, "osf_setsysinfo", "dxdxx"),
+    (312, "clone", "xxxxx"),
+    (334, "sched_yield", ""),
+    (339, "uname", "x"),
+    (340, "nanosleep", "xx"),
+    (341, "mremap", "xxxx"),
+    (348, "prctl", "dxxxx"),
+    (349, "pread64", "dxdd"),
+    (351, "rt_sigreturn", "x"),
+    (352, "rt_sigaction", "dxxdx"),
+    (353, "rt_sigprocmask", "dxxd"),
+    (354, "rt_sigpending", "xd"),
+    (359, "gettimeofday", "xx"),
+    (367, "getcwd", "xd"),
+    (377, "getdents64", "dxd"),
+    (378, "gettid", ""),
+    (381, "tkill", "dd"),
+    (394, "futex", "xdxxxx"),
+    (405, "exit_group", "d"),
+    (411, "set_tid_address", "x"),
+    (420, "clock_gettime", "dx"),
+    (421, "clock_getres", "dx"),
+    (422, "clock_nanosleep", "ddxx"),
+    (424, "tgkill", "ddd"),
+    (425, "stat64", "sx"),
+    (426, "lstat64", "sx"),
+    (427, "fstat64", "dx"),
+    (450, "openat", "fsxo"),
+    (451, "mkdirat", "fso"),
+    (455, "fstatat64", "fsxx"),
+    (456, "unlinkat", "fsx"),
+    (457, "renameat", "fsfs"),
+    (460, "readlinkat", "fsxd"),
+    (462, "faccessat", "fsd"),
+    (466, "set_robust_list", "xd"),
+    (487, "dup3", "ddx"),
+    (488, "pipe2", "xx"),
+    (496, "prlimit64", "ddxx"),
+    (511, "getrandom", "xdx"),
+    (522, "statx", "fsxxx"),
+    (527, "rseq", "xdxx"),
+    (530, "getegid", ""),
+    (531, "geteuid", ""),
+    (532, "getppid", ""),
+    (549, "faccessat2", "fsdx"),
+];
 
 /// The name of a system call number, for `--strace`.
 pub fn name(nr: u64) -> Option<&'static str> {
-    Some(match nr {
-        SYS_EXIT => "exit",
-        SYS_WRITE => "write",
-        SYS_EXIT_GROUP => "exit_group",
-        _ => return None,
-    })
+    TABLE.iter().find(|e| e.0 == nr).map(|e| e.1)
 }
 
 /// What a system call asks of the run loop.
 pub enum Outcome {
     /// Return to the guest with this result.
     Return(Result<u64, u64>),
-    /// The process exits with this status.
+    /// Registers were set by the call itself (sigreturn, a blocked thread).
+    NoResult,
+    /// The whole process exits with this status.
     Exit(u8),
 }
 
-/// Perform system call `nr` for CPU `cpu`.
-pub fn dispatch(p: &mut Process, host: &mut dyn Host, cpu: usize, nr: u64) -> Outcome {
-    let a = {
-        let r = &p.machine.cpus[cpu].r;
-        [r[16], r[17], r[18], r[19], r[20], r[21]]
-    };
-    match nr {
-        SYS_EXIT | SYS_EXIT_GROUP => Outcome::Exit(a[0] as u8),
-        SYS_WRITE => Outcome::Return(write(p, host, a[0], a[1], a[2])),
-        _ => Outcome::Return(Err(ENOSYS)),
+/// Read a NUL-terminated guest string (at most PATH_MAX bytes).
+pub fn read_cstr(p: &Process, addr: u64) -> Result<Vec<u8>, u64> {
+    let mut out = Vec::new();
+    let mut a = addr;
+    loop {
+        let mut b = [0u8; 1];
+        p.machine.mem.read_user(a, &mut b).map_err(|_| EFAULT)?;
+        if b[0] == 0 {
+            return Ok(out);
+        }
+        out.push(b[0]);
+        if out.len() > 4096 {
+            return Err(ENAMETOOLONG);
+        }
+        a = a.wrapping_add(1);
     }
 }
 
-fn write(p: &mut Process, host: &mut dyn Host, fd: u64, buf: u64, len: u64) -> Result<u64, u64> {
-    if fd > 2 {
-        return Err(EBADF);
+fn read_u64(p: &Process, addr: u64) -> Result<u64, u64> {
+    let mut b = [0u8; 8];
+    p.machine.mem.read_user(addr, &mut b).map_err(|_| EFAULT)?;
+    Ok(u64::from_le_bytes(b))
+}
+
+fn read_u32(p: &Process, addr: u64) -> Result<u32, u64> {
+    let mut b = [0u8; 4];
+    p.machine.mem.read_user(addr, &mut b).map_err(|_| EFAULT)?;
+    Ok(u32::from_le_bytes(b))
+}
+
+fn put(p: &mut Process, addr: u64, bytes: &[u8]) -> Result<(), u64> {
+    p.machine.mem.write_user(addr, bytes).map_err(|_| EFAULT)
+}
+
+fn strace_args(p: &Process, nr: u64, a: &[u64; 6]) -> String {
+    let kinds = TABLE.iter().find(|e| e.0 == nr).map_or("xxx", |e| e.2);
+    let mut parts = Vec::new();
+    for (i, k) in kinds.chars().enumerate() {
+        let v = a[i];
+        parts.push(match k {
+            'd' => format!("{}", v as i64),
+            'o' => format!("0{v:o}"),
+            'f' if v == AT_FDCWD => "AT_FDCWD".to_string(),
+            'f' => format!("{}", v as i64),
+            's' => match read_cstr(p, v) {
+                Ok(s) => format!("\"{}\"", String::from_utf8_lossy(&s)),
+                Err(_) => format!("0x{v:x}"),
+            },
+            _ if v == 0 => "NULL".to_string(),
+            _ => format!("0x{v:x}"),
+        });
     }
-    if len as i64 <= 0 {
-        return if len == 0 { Ok(0) } else { Err(EINVAL) };
+    parts.join(",")
+}
+
+/// Handle `callsys` on CPU `c` for the running thread.
+pub fn callsys(p: &mut Process, host: &mut dyn Host, c: usize) -> Option<Exit> {
+    let nr = p.machine.cpus[c].r[0];
+    let a = {
+        let r = &p.machine.cpus[c].r;
+        [r[16], r[17], r[18], r[19], r[20], r[21]]
+    };
+    let pre = if p.strace {
+        let n = name(nr)
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("syscall_{nr}"));
+        Some(format!(
+            "{} {n}({})",
+            p.threads[p.cur].tid,
+            strace_args(p, nr, &a)
+        ))
+    } else {
+        None
+    };
+    let out = dispatch(p, host, c, nr, a);
+    match out {
+        Outcome::Exit(s) => {
+            if let Some(pre) = pre {
+                host.trace(&format!("{pre} = ?"));
+            }
+            Some(Exit::Exited(s))
+        }
+        Outcome::NoResult => {
+            if let Some(pre) = pre {
+                host.trace(&format!("{pre} = ?"));
+            }
+            if p.threads.iter().all(|t| t.state == ThreadState::Exited) {
+                return Some(Exit::Exited(p.last_exit));
+            }
+            None
+        }
+        Outcome::Return(r) => {
+            if let Some(pre) = pre {
+                let res = match r {
+                    Ok(v) if matches!(nr, 17 | 71 | 341) => format!("0x{v:016x}"),
+                    Ok(v) => format!("{}", v as i64),
+                    Err(e) => format!("-1 errno={e}"),
+                };
+                host.trace(&format!("{pre} = {res}"));
+            }
+            set_result(&mut p.machine.cpus[c], r);
+            None
+        }
     }
-    // Copy in bounded chunks so a huge length cannot exhaust host memory;
-    // a fault after some bytes returns the count written, as Linux does.
+}
+
+/// Perform system call `nr` for CPU `c`.
+pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64; 6]) -> Outcome {
+    use Outcome::Return as R;
+    match nr {
+        SYS_EXIT => exit_thread(p, a[0] as u8),
+        SYS_EXIT_GROUP => Outcome::Exit(a[0] as u8),
+        SYS_READ => R(read(p, host, a[0], a[1], a[2])),
+        SYS_WRITE => R(write(p, host, a[0], a[1], a[2])),
+        6 => R(p.fds.close(a[0]).map(|_| 0)),
+        10 => R(path_op(p, AT_FDCWD, a[0], |h| std::fs::remove_file(h))),
+        12 => R(chdir(p, a[0])),
+        17 => R(p.aspace.brk(&mut p.machine.mem, a[0])),
+        19 => R(lseek(p, a[0], a[1] as i64, a[2])),
+        20 => {
+            // getxpid: v0 = pid, a4 (r20) = parent pid (OSF convention).
+            p.machine.cpus[c].r[20] = 1;
+            R(Ok(PID as u64))
+        }
+        24 => {
+            p.machine.cpus[c].r[20] = 1000; // euid in a4
+            R(Ok(1000))
+        }
+        47 => {
+            p.machine.cpus[c].r[20] = 1000; // egid in a4
+            R(Ok(1000))
+        }
+        530..=532 => R(Ok(if nr == 532 { 1 } else { 1000 })),
+        33 => R(access(p, AT_FDCWD, a[0], a[1])),
+        462 | 549 => R(access(p, a[0], a[1], a[2])),
+        37 => R(kill(p, a[0] as i64, a[1], false)),
+        381 => R(kill(p, a[0] as i64, a[1], true)),
+        424 => R(kill(p, a[1] as i64, a[2], true)),
+        41 => R(dup(p, a[0], 0, false)),
+        90 => R(dup2(p, a[0], a[1], 0)),
+        487 => R(dup2(p, a[0], a[1], a[2])),
+        42 => pipe_alpha(p, c),
+        488 => R(pipe2(p, a[0], a[1])),
+        45 => R(openat(p, AT_FDCWD, a[0], a[1], a[2])),
+        450 => R(openat(p, a[0], a[1], a[2], a[3])),
+        48 => R(osf_sigprocmask(p, a[0], a[1])),
+        54 => R(ioctl(p, a[0], a[1], a[2])),
+        58 => R(readlink(p, AT_FDCWD, a[0], a[1], a[2])),
+        460 => R(readlink(p, a[0], a[1], a[2], a[3])),
+        64 => R(Ok(PAGE_SIZE)),
+        67 | 425 => R(stat_path(p, AT_FDCWD, a[0], a[1], 0, nr == 425)),
+        68 | 426 => R(stat_path(
+            p,
+            AT_FDCWD,
+            a[0],
+            a[1],
+            AT_SYMLINK_NOFOLLOW,
+            nr == 426,
+        )),
+        91 | 427 => R(fstat(p, a[0], a[1], nr == 427)),
+        455 => R(stat_path(p, a[0], a[1], a[2], a[3], true)),
+        71 => R(mmap(p, a)),
+        73 => R(p.aspace.munmap(&mut p.machine.mem, a[0], a[1])),
+        74 => {
+            let r = p.aspace.mprotect(&mut p.machine.mem, a[0], a[1], a[2]);
+            R(r)
+        }
+        75 => R(Ok(0)),
+        341 => R(p.aspace.mremap(&mut p.machine.mem, a[0], a[1], a[2], a[3])),
+        92 => R(fcntl(p, a[0], a[1], a[2])),
+        103 => sigreturn(p, c, a[0], false),
+        351 => sigreturn(p, c, a[0], true),
+        116 | 359 => R(gettimeofday(p, a[0])),
+        120 => R(readv_writev(p, host, a[0], a[1], a[2], false)),
+        121 => R(readv_writev(p, host, a[0], a[1], a[2], true)),
+        128 => R(rename(p, AT_FDCWD, a[0], AT_FDCWD, a[1])),
+        457 => R(rename(p, a[0], a[1], a[2], a[3])),
+        136 => R(path_op(p, AT_FDCWD, a[0], |h| std::fs::create_dir(h))),
+        451 => R(path_op(p, a[0], a[1], |h| std::fs::create_dir(h))),
+        137 => R(path_op(p, AT_FDCWD, a[0], |h| std::fs::remove_dir(h))),
+        456 => {
+            if a[2] & AT_REMOVEDIR != 0 {
+                R(path_op(p, a[0], a[1], |h| std::fs::remove_dir(h)))
+            } else {
+                R(path_op(p, a[0], a[1], |h| std::fs::remove_file(h)))
+            }
+        }
+        144 => R(prlimit(p, a[0], 0, a[1])),
+        496 => R(prlimit(p, a[1], a[2], a[3])),
+        235 => R(sigaltstack(p, a[0], a[1])),
+        256 => R(osf_getsysinfo(p, c, a[0], a[1], a[2])),
+        257 => R(osf_setsysinfo(p, c, a[0], a[1], a[2])),
+        312 => super::thread::clone(p, c, a),
+        334 => R(Ok(0)),
+        339 => R(uname(p, a[0])),
+        340 | 422 => R(Ok(0)),
+        348 => R(Err(EINVAL)),
+        349 => R(pread(p, a[0], a[1], a[2], a[3])),
+        352 => R(rt_sigaction(p, a[0], a[1], a[2], a[3], a[4])),
+        353 => R(rt_sigprocmask(p, a[0], a[1], a[2], a[3])),
+        354 => R(rt_sigpending(p, a[0])),
+        367 => R(getcwd(p, a[0], a[1])),
+        377 => R(getdents64(p, a[0], a[1], a[2])),
+        378 => R(Ok(p.threads[p.cur].tid as u64)),
+        394 => super::thread::futex(p, a),
+        411 => {
+            p.threads[p.cur].clear_child_tid = a[0];
+            R(Ok(p.threads[p.cur].tid as u64))
+        }
+        420 => R(clock_gettime(p, a[0], a[1])),
+        421 => R(if a[1] != 0 {
+            let mut b = [0u8; 16];
+            b[8..].copy_from_slice(&1u64.to_le_bytes());
+            put(p, a[1], &b).map(|_| 0)
+        } else {
+            Ok(0)
+        }),
+        466 => R(Err(ENOSYS)),
+        511 => R(getrandom(p, a[0], a[1])),
+        522 | 527 => R(Err(ENOSYS)),
+        _ => R(Err(ENOSYS)),
+    }
+}
+
+fn exit_thread(p: &mut Process, status: u8) -> Outcome {
+    if p.threads
+        .iter()
+        .filter(|t| t.state != ThreadState::Exited)
+        .count()
+        <= 1
+    {
+        return Outcome::Exit(status);
+    }
+    super::thread::thread_exit(p, p.cur, status);
+    Outcome::NoResult
+}
+
+// ------------------------------------------------------------------ files
+
+/// The host path for a guest `(dirfd, path)`.
+fn at_path(p: &Process, dirfd: u64, path: u64) -> Result<std::path::PathBuf, u64> {
+    let s = read_cstr(p, path)?;
+    if s.is_empty() {
+        return Err(ENOENT);
+    }
+    let base = if s[0] == b'/' {
+        None
+    } else if dirfd == AT_FDCWD {
+        Some(p.cwd.clone())
+    } else {
+        let f = p.fds.get(dirfd)?;
+        let o = f.obj.borrow();
+        match &*o {
+            Object::Dir { path, .. } => Some(path.clone()),
+            Object::File { .. } => return Err(ENOTDIR),
+            _ => return Err(ENOTDIR),
+        }
+    };
+    Ok(fs::resolve(p.sysroot.as_deref(), base.as_deref(), &s))
+}
+
+fn path_op(
+    p: &mut Process,
+    dirfd: u64,
+    path: u64,
+    f: impl FnOnce(&std::path::Path) -> std::io::Result<()>,
+) -> Result<u64, u64> {
+    let h = at_path(p, dirfd, path)?;
+    f(&h).map(|_| 0).map_err(|e| fs::host_errno(&e))
+}
+
+fn chdir(p: &mut Process, path: u64) -> Result<u64, u64> {
+    let h = at_path(p, AT_FDCWD, path)?;
+    let m = std::fs::metadata(&h).map_err(|e| fs::host_errno(&e))?;
+    if !m.is_dir() {
+        return Err(ENOTDIR);
+    }
+    p.cwd = h;
+    Ok(0)
+}
+
+fn rename(p: &mut Process, d1: u64, p1: u64, d2: u64, p2: u64) -> Result<u64, u64> {
+    let a = at_path(p, d1, p1)?;
+    let b = at_path(p, d2, p2)?;
+    std::fs::rename(a, b)
+        .map(|_| 0)
+        .map_err(|e| fs::host_errno(&e))
+}
+
+fn access(p: &mut Process, dirfd: u64, path: u64, _mode: u64) -> Result<u64, u64> {
+    let h = at_path(p, dirfd, path)?;
+    std::fs::metadata(&h)
+        .map(|_| 0)
+        .map_err(|e| fs::host_errno(&e))
+}
+
+fn openat(p: &mut Process, dirfd: u64, path: u64, flags: u64, mode: u64) -> Result<u64, u64> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let h = at_path(p, dirfd, path)?;
+    let acc = flags & fs::O_ACCMODE;
+    let meta = std::fs::metadata(&h);
+    if let Ok(m) = &meta {
+        if m.is_dir() {
+            if acc != 0 || flags & fs::O_CREAT != 0 {
+                return Err(EISDIR);
+            }
+            let entries = fs::dir_entries(&h).map_err(|e| fs::host_errno(&e))?;
+            let fd = Fd {
+                obj: std::rc::Rc::new(std::cell::RefCell::new(Object::Dir {
+                    path: h,
+                    entries,
+                    pos: 0,
+                })),
+                cloexec: flags & fs::O_CLOEXEC != 0,
+                flags,
+            };
+            return p.fds.install(fd, 0);
+        }
+    }
+    if flags & fs::O_DIRECTORY != 0 {
+        return Err(if meta.is_ok() { ENOTDIR } else { ENOENT });
+    }
+    let mut o = std::fs::OpenOptions::new();
+    o.read(acc == 0 || acc == fs::O_RDWR)
+        .write(acc == fs::O_WRONLY || acc == fs::O_RDWR)
+        .append(flags & fs::O_APPEND != 0)
+        .truncate(flags & fs::O_TRUNC != 0 && acc != 0)
+        .mode((mode & 0o7777) as u32);
+    if flags & fs::O_CREAT != 0 {
+        if flags & fs::O_EXCL != 0 {
+            o.create_new(true);
+        } else {
+            o.create(true);
+        }
+    }
+    let file = o.open(&h).map_err(|e| fs::host_errno(&e))?;
+    let fd = Fd {
+        obj: std::rc::Rc::new(std::cell::RefCell::new(Object::File { file, path: h })),
+        cloexec: flags & fs::O_CLOEXEC != 0,
+        flags,
+    };
+    p.fds.install(fd, 0)
+}
+
+/// Copy guest bytes in bounded chunks, calling `sink` on each; a fault
+/// after some bytes returns the count, as Linux does.
+fn copy_from_guest(
+    p: &mut Process,
+    buf: u64,
+    len: u64,
+    mut sink: impl FnMut(&mut Process, &[u8]) -> Result<usize, u64>,
+) -> Result<u64, u64> {
+    if (len as i64) < 0 {
+        return Err(EINVAL);
+    }
     let mut done = 0u64;
     let mut chunk = vec![0u8; 64 * 1024];
     while done < len {
         let n = (len - done).min(chunk.len() as u64) as usize;
+        let mut ok = n;
         if p.machine
             .mem
             .read_user(buf.wrapping_add(done), &mut chunk[..n])
             .is_err()
         {
-            // Find how many bytes are readable.
-            let mut ok = 0;
+            ok = 0;
             while ok < n
                 && p.machine
                     .mem
@@ -74,14 +500,800 @@ fn write(p: &mut Process, host: &mut dyn Host, fd: u64, buf: u64, len: u64) -> R
             {
                 ok += 1;
             }
-            if ok > 0 {
-                host.write(fd as u32, &chunk[..ok]);
-                done += ok as u64;
+        }
+        if ok > 0 {
+            let w = sink(p, &chunk[..ok])?;
+            done += w as u64;
+            if w < ok {
+                return Ok(done);
             }
+        }
+        if ok < n {
             return if done == 0 { Err(EFAULT) } else { Ok(done) };
         }
-        host.write(fd as u32, &chunk[..n]);
-        done += n as u64;
     }
     Ok(done)
+}
+
+fn write(p: &mut Process, host: &mut dyn Host, fd: u64, buf: u64, len: u64) -> Result<u64, u64> {
+    let obj = p.fds.get(fd)?.obj.clone();
+    if p.fds.get(fd)?.flags & fs::O_ACCMODE == 0 && !matches!(&*obj.borrow(), Object::Stdio(_)) {
+        return Err(EBADF);
+    }
+    if len == 0 {
+        return Ok(0);
+    }
+    copy_from_guest(p, buf, len, |_, bytes| {
+        let mut o = obj.borrow_mut();
+        match &mut *o {
+            Object::Stdio(n) => {
+                host.write(*n, bytes);
+                Ok(bytes.len())
+            }
+            Object::File { file, .. } => file.write(bytes).map_err(|e| fs::host_errno(&e)),
+            Object::PipeWrite(pb) => {
+                let mut pb = pb.borrow_mut();
+                if pb.readers == 0 {
+                    return Err(EPIPE);
+                }
+                pb.data.extend(bytes.iter().copied());
+                Ok(bytes.len())
+            }
+            Object::Dir { .. } => Err(EISDIR),
+            Object::PipeRead(_) => Err(EBADF),
+        }
+    })
+}
+
+/// Read up to `len` bytes from `fd` into a host buffer.
+fn read_host(p: &mut Process, host: &mut dyn Host, fd: u64, len: usize) -> Result<Vec<u8>, u64> {
+    let obj = p.fds.get(fd)?.obj.clone();
+    let mut o = obj.borrow_mut();
+    let mut buf = vec![0u8; len.min(1 << 20)];
+    let n = match &mut *o {
+        Object::Stdio(0) => host.read_stdin(&mut buf),
+        Object::Stdio(_) => return Err(EBADF),
+        Object::File { file, .. } => file.read(&mut buf).map_err(|e| fs::host_errno(&e))?,
+        Object::PipeRead(pb) => {
+            let mut pb = pb.borrow_mut();
+            if pb.data.is_empty() && pb.writers > 0 {
+                return Err(EAGAIN);
+            }
+            let n = buf.len().min(pb.data.len());
+            for (i, b) in pb.data.drain(..n).enumerate() {
+                buf[i] = b;
+            }
+            n
+        }
+        Object::Dir { .. } => return Err(EISDIR),
+        Object::PipeWrite(_) => return Err(EBADF),
+    };
+    buf.truncate(n);
+    Ok(buf)
+}
+
+fn read(p: &mut Process, host: &mut dyn Host, fd: u64, buf: u64, len: u64) -> Result<u64, u64> {
+    if (len as i64) < 0 {
+        return Err(EINVAL);
+    }
+    if len == 0 {
+        p.fds.get(fd)?;
+        return Ok(0);
+    }
+    if !p
+        .machine
+        .mem
+        .range_ok(buf, len.min(1 << 20), crate::memory::Perm::W)
+    {
+        return Err(EFAULT);
+    }
+    let data = read_host(p, host, fd, len as usize)?;
+    put(p, buf, &data)?;
+    Ok(data.len() as u64)
+}
+
+fn readv_writev(
+    p: &mut Process,
+    host: &mut dyn Host,
+    fd: u64,
+    iov: u64,
+    cnt: u64,
+    is_write: bool,
+) -> Result<u64, u64> {
+    if cnt > 1024 {
+        return Err(EINVAL);
+    }
+    let mut total = 0u64;
+    for i in 0..cnt {
+        let base = read_u64(p, iov + 16 * i)?;
+        let len = read_u64(p, iov + 16 * i + 8)?;
+        if len == 0 {
+            continue;
+        }
+        let r = if is_write {
+            write(p, host, fd, base, len)
+        } else {
+            read(p, host, fd, base, len)
+        };
+        match r {
+            Ok(n) => {
+                total += n;
+                if n < len {
+                    break;
+                }
+            }
+            Err(e) if total == 0 => return Err(e),
+            Err(_) => break,
+        }
+    }
+    Ok(total)
+}
+
+fn pread(p: &mut Process, fd: u64, buf: u64, len: u64, off: u64) -> Result<u64, u64> {
+    use std::os::unix::fs::FileExt;
+    let obj = p.fds.get(fd)?.obj.clone();
+    let o = obj.borrow();
+    let Object::File { file, .. } = &*o else {
+        return Err(ESPIPE);
+    };
+    let mut b = vec![0u8; (len as usize).min(1 << 24)];
+    let n = file.read_at(&mut b, off).map_err(|e| fs::host_errno(&e))?;
+    drop(o);
+    put(p, buf, &b[..n])?;
+    Ok(n as u64)
+}
+
+fn lseek(p: &mut Process, fd: u64, off: i64, whence: u64) -> Result<u64, u64> {
+    let obj = p.fds.get(fd)?.obj.clone();
+    let mut o = obj.borrow_mut();
+    match &mut *o {
+        Object::File { file, .. } => {
+            let pos = match whence {
+                0 if off >= 0 => SeekFrom::Start(off as u64),
+                0 => return Err(EINVAL),
+                1 => SeekFrom::Current(off),
+                2 => SeekFrom::End(off),
+                _ => return Err(EINVAL),
+            };
+            file.seek(pos).map_err(|e| fs::host_errno(&e))
+        }
+        Object::Dir { pos, .. } if whence == 0 && off >= 0 => {
+            *pos = off as usize;
+            Ok(off as u64)
+        }
+        _ => Err(ESPIPE),
+    }
+}
+
+fn dup(p: &mut Process, fd: u64, min: u64, cloexec: bool) -> Result<u64, u64> {
+    let nfd = p.fds.dup_of(fd, cloexec)?;
+    p.fds.install(nfd, min as usize)
+}
+
+fn dup2(p: &mut Process, old: u64, new: u64, flags: u64) -> Result<u64, u64> {
+    p.fds.get(old)?;
+    if new as usize >= fs::MAX_FDS {
+        return Err(EBADF);
+    }
+    if old == new {
+        return Ok(new);
+    }
+    let nfd = p.fds.dup_of(old, flags & fs::O_CLOEXEC != 0)?;
+    p.fds.install_at(nfd, new as usize);
+    Ok(new)
+}
+
+/// Alpha's `pipe` returns the two descriptors in v0 and a4 (r20).
+fn pipe_alpha(p: &mut Process, c: usize) -> Outcome {
+    let (r, w) = fs::pipe(0);
+    let rfd = match p.fds.install(r, 0) {
+        Ok(n) => n,
+        Err(e) => return Outcome::Return(Err(e)),
+    };
+    let wfd = match p.fds.install(w, 0) {
+        Ok(n) => n,
+        Err(e) => {
+            let _ = p.fds.close(rfd);
+            return Outcome::Return(Err(e));
+        }
+    };
+    p.machine.cpus[c].r[20] = wfd;
+    Outcome::Return(Ok(rfd))
+}
+
+fn pipe2(p: &mut Process, fds: u64, flags: u64) -> Result<u64, u64> {
+    if !p.machine.mem.range_ok(fds, 8, crate::memory::Perm::W) {
+        return Err(EFAULT);
+    }
+    let (r, w) = fs::pipe(flags);
+    let rfd = p.fds.install(r, 0)?;
+    let wfd = p.fds.install(w, 0)?;
+    let mut b = [0u8; 8];
+    b[..4].copy_from_slice(&(rfd as u32).to_le_bytes());
+    b[4..].copy_from_slice(&(wfd as u32).to_le_bytes());
+    put(p, fds, &b)?;
+    Ok(0)
+}
+
+fn fcntl(p: &mut Process, fd: u64, cmd: u64, arg: u64) -> Result<u64, u64> {
+    // Alpha's F_ numbers (asm/fcntl.h): F_DUPFD 0, F_GETFD 1, F_SETFD 2,
+    // F_GETFL 3, F_SETFL 4, F_GETLK 7, F_SETLK 8, F_SETLKW 9,
+    // F_DUPFD_CLOEXEC 1030.
+    p.fds.get(fd)?;
+    match cmd {
+        0 => dup(p, fd, arg, false),
+        1030 => dup(p, fd, arg, true),
+        1 => Ok(p.fds.get(fd)?.cloexec as u64),
+        2 => {
+            if let Some(Some(f)) = p.fds.fds.get_mut(fd as usize) {
+                f.cloexec = arg & 1 != 0;
+            }
+            Ok(0)
+        }
+        3 => Ok(p.fds.get(fd)?.flags & !fs::O_CLOEXEC),
+        4 => {
+            if let Some(Some(f)) = p.fds.fds.get_mut(fd as usize) {
+                let keep = fs::O_ACCMODE | fs::O_CREAT | fs::O_EXCL | fs::O_TRUNC;
+                f.flags = (f.flags & keep) | (arg & (fs::O_APPEND | fs::O_NONBLOCK));
+            }
+            Ok(0)
+        }
+        7..=9 => Ok(0),
+        _ => Err(EINVAL),
+    }
+}
+
+fn ioctl(p: &mut Process, fd: u64, req: u64, arg: u64) -> Result<u64, u64> {
+    // TCGETS / TIOCGWINSZ (Alpha's _IOR encodings, asm/ioctls.h):
+    // TCGETS = 0x402c7413, TIOCGWINSZ = 0x40087468.
+    let obj = p.fds.get(fd)?.obj.clone();
+    let tty = match &*obj.borrow() {
+        Object::Stdio(n) => {
+            use std::io::IsTerminal;
+            match n {
+                0 => std::io::stdin().is_terminal(),
+                1 => std::io::stdout().is_terminal(),
+                _ => std::io::stderr().is_terminal(),
+            }
+        }
+        _ => false,
+    };
+    match req {
+        0x402c_7413 | 0x4008_7468 if !tty => Err(ENOTTY),
+        0x402c_7413 => {
+            // A plausible cooked terminal: c_iflag ICRNL, c_oflag OPOST|ONLCR,
+            // c_cflag B38400|CS8|CREAD, c_lflag ISIG|ICANON|ECHO.
+            let mut b = [0u8; 44];
+            b[0..4].copy_from_slice(&0x100u32.to_le_bytes());
+            b[4..8].copy_from_slice(&0x3u32.to_le_bytes());
+            b[8..12].copy_from_slice(&0xbfu32.to_le_bytes());
+            b[12..16].copy_from_slice(&0x8bu32.to_le_bytes());
+            put(p, arg, &b).map(|_| 0)
+        }
+        0x4008_7468 => {
+            let mut b = [0u8; 8];
+            b[0..2].copy_from_slice(&24u16.to_le_bytes());
+            b[2..4].copy_from_slice(&80u16.to_le_bytes());
+            put(p, arg, &b).map(|_| 0)
+        }
+        _ => Err(ENOTTY),
+    }
+}
+
+fn readlink(p: &mut Process, dirfd: u64, path: u64, buf: u64, len: u64) -> Result<u64, u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let s = read_cstr(p, path)?;
+    let target = if s == b"/proc/self/exe" {
+        p.exe_path.clone().into_os_string()
+    } else {
+        let h = at_path(p, dirfd, path)?;
+        std::fs::read_link(&h)
+            .map_err(|e| fs::host_errno(&e))?
+            .into_os_string()
+    };
+    let b = target.as_bytes();
+    let n = b.len().min(len as usize);
+    put(p, buf, &b[..n])?;
+    Ok(n as u64)
+}
+
+fn fd_stat(p: &Process, fd: u64, wide: bool) -> Result<Vec<u8>, u64> {
+    let f = p.fds.get(fd)?;
+    let o = f.obj.borrow();
+    let m = match &*o {
+        Object::File { file, .. } => file.metadata().map_err(|e| fs::host_errno(&e))?,
+        Object::Dir { path, .. } => std::fs::metadata(path).map_err(|e| fs::host_errno(&e))?,
+        Object::Stdio(n) => match std::fs::metadata(format!("/proc/self/fd/{n}")) {
+            Ok(m) => m,
+            Err(_) => return Ok(fs::stat64_special(0o20620, 0x8800)),
+        },
+        Object::PipeRead(_) | Object::PipeWrite(_) => return Ok(fs::stat64_special(0o10600, 0)),
+    };
+    Ok(if wide {
+        fs::stat64_bytes(&m)
+    } else {
+        fs::stat_bytes(&m)
+    })
+}
+
+fn fstat(p: &mut Process, fd: u64, buf: u64, wide: bool) -> Result<u64, u64> {
+    let b = fd_stat(p, fd, wide)?;
+    put(p, buf, &b).map(|_| 0)
+}
+
+fn stat_path(
+    p: &mut Process,
+    dirfd: u64,
+    path: u64,
+    buf: u64,
+    flags: u64,
+    wide: bool,
+) -> Result<u64, u64> {
+    if flags & AT_EMPTY_PATH != 0 && read_cstr(p, path)?.is_empty() {
+        if dirfd == AT_FDCWD {
+            let m = std::fs::metadata(&p.cwd).map_err(|e| fs::host_errno(&e))?;
+            return put(p, buf, &fs::stat64_bytes(&m)).map(|_| 0);
+        }
+        return fstat(p, dirfd, buf, wide);
+    }
+    let h = at_path(p, dirfd, path)?;
+    let m = if flags & AT_SYMLINK_NOFOLLOW != 0 {
+        std::fs::symlink_metadata(&h)
+    } else {
+        std::fs::metadata(&h)
+    }
+    .map_err(|e| fs::host_errno(&e))?;
+    let b = if wide {
+        fs::stat64_bytes(&m)
+    } else {
+        fs::stat_bytes(&m)
+    };
+    put(p, buf, &b).map(|_| 0)
+}
+
+fn getdents64(p: &mut Process, fd: u64, buf: u64, len: u64) -> Result<u64, u64> {
+    let obj = p.fds.get(fd)?.obj.clone();
+    let mut out = Vec::new();
+    {
+        let mut o = obj.borrow_mut();
+        let Object::Dir { entries, pos, .. } = &mut *o else {
+            return Err(ENOTDIR);
+        };
+        while *pos < entries.len() {
+            let (name, ino, ty) = &entries[*pos];
+            // struct linux_dirent64: d_ino, d_off, d_reclen, d_type, d_name.
+            let reclen = (19 + name.len() + 1).div_ceil(8) * 8;
+            if out.len() + reclen > len as usize {
+                if out.is_empty() {
+                    return Err(EINVAL);
+                }
+                break;
+            }
+            let mut rec = vec![0u8; reclen];
+            rec[0..8].copy_from_slice(&ino.to_le_bytes());
+            rec[8..16].copy_from_slice(&((*pos + 1) as u64).to_le_bytes());
+            rec[16..18].copy_from_slice(&(reclen as u16).to_le_bytes());
+            rec[18] = *ty;
+            rec[19..19 + name.len()].copy_from_slice(name);
+            out.extend(rec);
+            *pos += 1;
+        }
+    }
+    put(p, buf, &out)?;
+    Ok(out.len() as u64)
+}
+
+fn getcwd(p: &mut Process, buf: u64, len: u64) -> Result<u64, u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut b = p.cwd.as_os_str().as_bytes().to_vec();
+    b.push(0);
+    if b.len() as u64 > len {
+        return Err(ERANGE);
+    }
+    put(p, buf, &b)?;
+    Ok(b.len() as u64)
+}
+
+// ----------------------------------------------------------------- memory
+
+fn mmap(p: &mut Process, a: [u64; 6]) -> Result<u64, u64> {
+    let (addr, len, prot, flags, fd, off) = (a[0], a[1], a[2], a[3], a[4], a[5]);
+    let contents = if flags & super::mm::MAP_ANONYMOUS == 0 {
+        if off & (PAGE_SIZE - 1) != 0 {
+            return Err(EINVAL);
+        }
+        if len > 1 << 32 {
+            return Err(ENOMEM);
+        }
+        let obj = p.fds.get(fd)?.obj.clone();
+        let o = obj.borrow();
+        let Object::File { file, .. } = &*o else {
+            return Err(if matches!(&*o, Object::Dir { .. }) {
+                ENODEV_
+            } else {
+                EACCES
+            });
+        };
+        use std::os::unix::fs::FileExt;
+        let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+        let want = len.min(size.saturating_sub(off)) as usize;
+        let mut b = vec![0u8; want];
+        let mut got = 0;
+        while got < want {
+            match file.read_at(&mut b[got..], off + got as u64) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) => return Err(fs::host_errno(&e)),
+            }
+        }
+        b.truncate(got);
+        Some(b)
+    } else {
+        None
+    };
+    p.aspace.mmap(
+        &mut p.machine.mem,
+        addr,
+        len,
+        prot,
+        flags,
+        contents.as_deref(),
+    )
+}
+
+const ENODEV_: u64 = 19;
+
+// ------------------------------------------------------------- process
+
+fn uname(p: &mut Process, buf: u64) -> Result<u64, u64> {
+    // struct new_utsname: six 65-byte fields.
+    let fields = [
+        "Linux",
+        "subword",
+        "6.1.0",
+        "#1 SMP subword",
+        "alpha",
+        "(none)",
+    ];
+    let mut b = vec![0u8; 65 * 6];
+    for (i, f) in fields.iter().enumerate() {
+        b[65 * i..65 * i + f.len()].copy_from_slice(f.as_bytes());
+    }
+    put(p, buf, &b).map(|_| 0)
+}
+
+fn prlimit(p: &mut Process, res: u64, new: u64, old: u64) -> Result<u64, u64> {
+    let _ = new;
+    if old != 0 {
+        // RLIMIT_STACK (3): 8 MiB soft, unlimited hard; RLIMIT_NOFILE (6
+        // on Alpha): 1024; everything else unlimited.
+        let (soft, hard) = match res {
+            3 => (8 << 20, u64::MAX),
+            6 => (fs::MAX_FDS as u64, fs::MAX_FDS as u64),
+            _ => (u64::MAX, u64::MAX),
+        };
+        let mut b = [0u8; 16];
+        b[..8].copy_from_slice(&u64::to_le_bytes(soft));
+        b[8..].copy_from_slice(&u64::to_le_bytes(hard));
+        put(p, old, &b)?;
+    }
+    Ok(0)
+}
+
+/// Guest time: starts at a fixed epoch and advances with the instruction
+/// count (1 ns per instruction), so runs are reproducible.
+fn now_ns(p: &Process) -> u64 {
+    1_700_000_000u64 * 1_000_000_000 + p.insns
+}
+
+fn gettimeofday(p: &mut Process, tv: u64) -> Result<u64, u64> {
+    if tv != 0 {
+        let ns = now_ns(p);
+        let mut b = [0u8; 16];
+        b[..8].copy_from_slice(&(ns / 1_000_000_000).to_le_bytes());
+        b[8..].copy_from_slice(&((ns % 1_000_000_000) / 1000).to_le_bytes());
+        put(p, tv, &b)?;
+    }
+    Ok(0)
+}
+
+fn clock_gettime(p: &mut Process, clk: u64, ts: u64) -> Result<u64, u64> {
+    let ns = match clk {
+        0 | 5 | 8 => now_ns(p),
+        1 | 4 | 6 | 7 | 2 | 3 => p.insns,
+        _ => return Err(EINVAL),
+    };
+    let mut b = [0u8; 16];
+    b[..8].copy_from_slice(&(ns / 1_000_000_000).to_le_bytes());
+    b[8..].copy_from_slice(&(ns % 1_000_000_000).to_le_bytes());
+    put(p, ts, &b).map(|_| 0)
+}
+
+fn getrandom(p: &mut Process, buf: u64, len: u64) -> Result<u64, u64> {
+    // Deterministic bytes (xorshift from a fixed seed): reproducible runs.
+    let n = len.min(1 << 20) as usize;
+    let mut b = vec![0u8; n];
+    let mut x = 0x9e37_79b9_7f4a_7c15u64 ^ p.insns;
+    for v in b.iter_mut() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        *v = x as u8;
+    }
+    put(p, buf, &b)?;
+    Ok(n as u64)
+}
+
+// ---------------------------------------------------------------- signals
+
+fn kill(p: &mut Process, target: i64, sig: u64, thread: bool) -> Result<u64, u64> {
+    if sig > signal::NSIG as u64 {
+        return Err(EINVAL);
+    }
+    let ok = if thread {
+        p.threads
+            .iter()
+            .any(|t| t.tid as i64 == target && t.state != ThreadState::Exited)
+    } else {
+        target == PID as i64 || target == 0 || target == -1
+    };
+    if !ok {
+        return Err(ESRCH);
+    }
+    if sig == 0 {
+        return Ok(0);
+    }
+    p.send(Info {
+        signo: sig as u8,
+        code: if thread {
+            signal::SI_TKILL
+        } else {
+            signal::SI_USER
+        },
+        pid: PID,
+        uid: 1000,
+        is_kill: true,
+        addr: 0,
+    });
+    Ok(0)
+}
+
+fn rt_sigaction(
+    p: &mut Process,
+    sig: u64,
+    act: u64,
+    oact: u64,
+    size: u64,
+    restorer: u64,
+) -> Result<u64, u64> {
+    if size != 8 {
+        return Err(EINVAL);
+    }
+    if sig == 0 || sig > signal::NSIG as u64 {
+        return Err(EINVAL);
+    }
+    let new = if act != 0 {
+        // Kernel struct sigaction on Alpha: handler, flags (8), mask (8).
+        let h = read_u64(p, act)?;
+        let f = read_u64(p, act + 8)?;
+        let m = read_u64(p, act + 16)?;
+        if sig as u8 == signal::SIGKILL || sig as u8 == signal::SIGSTOP {
+            return Err(EINVAL);
+        }
+        Some(signal::Action {
+            handler: h,
+            flags: f,
+            mask: m,
+            restorer,
+        })
+    } else {
+        None
+    };
+    let old = p.signals.actions[sig as usize];
+    if oact != 0 {
+        let mut b = [0u8; 24];
+        b[..8].copy_from_slice(&old.handler.to_le_bytes());
+        b[8..16].copy_from_slice(&old.flags.to_le_bytes());
+        b[16..].copy_from_slice(&old.mask.to_le_bytes());
+        put(p, oact, &b)?;
+    }
+    if let Some(n) = new {
+        p.signals.actions[sig as usize] = n;
+        if n.handler == signal::SIG_IGN
+            || (n.handler == signal::SIG_DFL && signal::default_ignored(sig as u8))
+        {
+            p.signals.pending.retain(|i| i.signo as u64 != sig);
+        }
+    }
+    Ok(0)
+}
+
+const UNBLOCKABLE: u64 = (1 << 8) | (1 << 16); // SIGKILL (9), SIGSTOP (17)
+
+fn apply_mask(p: &mut Process, how: u64, set: u64) -> Result<u64, u64> {
+    let t = p.cur;
+    let old = p.threads[t].sigmask;
+    let new = match how {
+        1 => old | set,
+        2 => old & !set,
+        3 => set,
+        _ => return Err(EINVAL),
+    };
+    p.threads[t].sigmask = new & !UNBLOCKABLE;
+    Ok(old)
+}
+
+fn rt_sigprocmask(p: &mut Process, how: u64, set: u64, oset: u64, size: u64) -> Result<u64, u64> {
+    if size != 8 {
+        return Err(EINVAL);
+    }
+    let old = p.threads[p.cur].sigmask;
+    if set != 0 {
+        let s = read_u64(p, set)?;
+        apply_mask(p, how, s)?;
+    }
+    if oset != 0 {
+        put(p, oset, &old.to_le_bytes())?;
+    }
+    Ok(0)
+}
+
+fn osf_sigprocmask(p: &mut Process, how: u64, set: u64) -> Result<u64, u64> {
+    apply_mask(p, how, set)
+}
+
+fn rt_sigpending(p: &mut Process, set: u64) -> Result<u64, u64> {
+    let mut bits = 0u64;
+    for i in &p.signals.pending {
+        bits |= signal::bit(i.signo);
+    }
+    bits &= p.threads[p.cur].sigmask;
+    put(p, set, &bits.to_le_bytes()).map(|_| 0)
+}
+
+fn sigaltstack(p: &mut Process, ss: u64, oss: u64) -> Result<u64, u64> {
+    let t = p.cur;
+    let cur = p.threads[t].altstack;
+    let sp = p.machine.cpus[p.threads[t].cpu].r[30];
+    let on = cur.flags & signal::SS_DISABLE == 0 && sp > cur.sp && sp - cur.sp <= cur.size;
+    if oss != 0 {
+        let mut b = [0u8; 24];
+        b[..8].copy_from_slice(&cur.sp.to_le_bytes());
+        let fl = if on {
+            signal::SS_ONSTACK
+        } else {
+            cur.flags & signal::SS_DISABLE
+        };
+        b[8..12].copy_from_slice(&(fl as u32).to_le_bytes());
+        b[16..].copy_from_slice(&cur.size.to_le_bytes());
+        put(p, oss, &b)?;
+    }
+    if ss != 0 {
+        if on {
+            return Err(EPERM);
+        }
+        let sp = read_u64(p, ss)?;
+        let flags = read_u32(p, ss + 8)? as u64;
+        let size = read_u64(p, ss + 16)?;
+        if flags & !(signal::SS_DISABLE | signal::SS_ONSTACK) != 0 {
+            return Err(EINVAL);
+        }
+        if flags & signal::SS_DISABLE != 0 {
+            p.threads[t].altstack = signal::AltStack {
+                sp: 0,
+                flags: signal::SS_DISABLE,
+                size: 0,
+            };
+        } else {
+            if size < 4096 {
+                return Err(ENOMEM);
+            }
+            p.threads[t].altstack = signal::AltStack { sp, flags: 0, size };
+        }
+    }
+    Ok(0)
+}
+
+fn sigreturn(p: &mut Process, c: usize, frame: u64, rt: bool) -> Outcome {
+    let r = if rt {
+        signal::rt_sigreturn(&p.machine.mem, &mut p.machine.cpus[c], frame)
+    } else {
+        signal::restore_sigcontext(&p.machine.mem, &mut p.machine.cpus[c], frame)
+    };
+    match r {
+        Ok(mask) => {
+            p.threads[p.cur].sigmask = mask & !UNBLOCKABLE;
+            Outcome::NoResult
+        }
+        Err(signal::FrameFault) => {
+            p.send(Info {
+                signo: signal::SIGKILL,
+                ..Default::default()
+            });
+            Outcome::NoResult
+        }
+    }
+}
+
+// -------------------------------------------------------------- OSF calls
+
+const GSI_IEEE_FP_CONTROL: u64 = 45;
+const GSI_UACPROC: u64 = 8;
+const SSI_NVPAIRS: u64 = 1;
+const SSI_IEEE_FP_CONTROL: u64 = 14;
+const SSIN_UACPROC: u64 = 6;
+
+fn osf_getsysinfo(p: &mut Process, c: usize, op: u64, buf: u64, _n: u64) -> Result<u64, u64> {
+    match op {
+        GSI_IEEE_FP_CONTROL => {
+            let cpu = &p.machine.cpus[c];
+            let w = cpu.ieee_ctl | crate::fp::fpcr::swcr_status_from_fpcr(cpu.fpcr);
+            put(p, buf, &w.to_le_bytes()).map(|_| 0)
+        }
+        GSI_UACPROC => {
+            let w = p.threads[p.cur].uac;
+            put(p, buf, &(w as u32).to_le_bytes()).map(|_| 1)
+        }
+        _ => Err(EOPNOTSUPP),
+    }
+}
+
+fn osf_setsysinfo(p: &mut Process, c: usize, op: u64, buf: u64, n: u64) -> Result<u64, u64> {
+    match op {
+        SSI_IEEE_FP_CONTROL => {
+            use crate::fp::fpcr;
+            let swcr = read_u64(p, buf)?;
+            let cpu = &mut p.machine.cpus[c];
+            cpu.ieee_ctl = swcr
+                & (fpcr::IEEE_TRAP_ENABLE_MASK
+                    | fpcr::IEEE_STATUS_MASK
+                    | fpcr::IEEE_MAP_DMZ
+                    | fpcr::IEEE_MAP_UMZ);
+            cpu.fpcr = (cpu.fpcr & fpcr::FPCR_DYN_MASK) | fpcr::fpcr_from_swcr(cpu.ieee_ctl);
+            Ok(0)
+        }
+        SSI_NVPAIRS => {
+            for i in 0..n.min(64) {
+                let name = read_u32(p, buf + 8 * i)? as u64;
+                let val = read_u32(p, buf + 8 * i + 4)? as u64;
+                match name {
+                    SSIN_UACPROC => {
+                        p.threads[p.cur].uac =
+                            val & (super::UAC_NOPRINT | super::UAC_NOFIX | super::UAC_SIGBUS);
+                    }
+                    _ => return Err(EOPNOTSUPP),
+                }
+            }
+            Ok(0)
+        }
+        _ => Err(EOPNOTSUPP),
+    }
+}
+
+/// Wake up to `n` futex waiters on `addr` matching `bitset`.
+pub fn wake(p: &mut Process, addr: u64, n: u64, bitset: u32) -> u64 {
+    let mut woken = 0;
+    for t in 0..p.threads.len() {
+        if woken >= n {
+            break;
+        }
+        if let ThreadState::FutexWait {
+            addr: a, bitset: b, ..
+        } = p.threads[t].state
+        {
+            if a == addr && b & bitset != 0 {
+                p.wake_thread(t, Ok(0));
+                woken += 1;
+            }
+        }
+    }
+    woken
+}
+
+pub(super) fn mem_u32(p: &Process, addr: u64) -> Result<u32, u64> {
+    read_u32(p, addr)
+}
+
+pub(super) fn put_u32(p: &mut Process, addr: u64, v: u32) -> Result<(), u64> {
+    put(p, addr, &v.to_le_bytes())
 }

@@ -42,6 +42,13 @@ pub fn run(a: RunArgs) -> CmdResult {
     opts.max_insns = a.max_insns;
     opts.max_memory = a.max_memory;
     opts.strace = a.strace;
+    opts.sysroot = a.sysroot.clone();
+    if let Some(q) = a.quantum {
+        if q == 0 {
+            return Err(Failure("--quantum must be at least 1".into()));
+        }
+        opts.quantum = Some(q);
+    }
     opts.envp = std::env::vars_os()
         .filter_map(|(k, v)| Some(format!("{}={}", k.to_str()?, v.to_str()?)))
         .collect();
