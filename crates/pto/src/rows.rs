@@ -99,6 +99,32 @@ impl Machine {
         (a0, span)
     }
 
+    /// Direct-copy blocks: consecutive runs that are contiguous both in GM
+    /// and in the payload (whole physical rows back to back, same PE) merge
+    /// into one (GM address, first payload slot, slot count) block.
+    fn direct_blocks(t: &TileInfo, runs: &[Run], pe: &PeAddressing) -> Vec<(u64, usize, usize)> {
+        let mut out: Vec<(u64, usize, usize)> = Vec::new();
+        let mut prev: Option<(Run, u64)> = None; // (run, GM end)
+        for run in runs {
+            let (a0, span) = Self::run_span(t, run, pe);
+            let n = (run.c1 - run.c0) as usize;
+            let p0 = (run.r * t.columns + run.c0) as usize;
+            let joins = prev.is_some_and(|(q, end)| {
+                q.agent == run.agent
+                    && q.c1 == t.columns
+                    && run.c0 == 0
+                    && q.r + 1 == run.r
+                    && end == a0
+            });
+            match out.last_mut() {
+                Some(last) if joins => last.2 += n,
+                _ => out.push((a0, p0, n)),
+            }
+            prev = Some((*run, a0 + span));
+        }
+        out
+    }
+
     /// Fast preflight: true when every run is aligned and inside GM.
     pub(crate) fn runs_preflight_ok(&self, t: &TileInfo, runs: &[Run], pe: &PeAddressing) -> bool {
         let eb = t.data_type.element_bytes() as u64;
@@ -116,12 +142,17 @@ impl Machine {
         let sign = dt.sign_extends_on_load() && !t.uses_packed_carrier();
         let direct = t.payload.slot() == eb && !four;
         let mut buf = Vec::new();
+        if direct {
+            for (a0, p0, n) in Self::direct_blocks(t, runs, pe) {
+                self.gm.read_slice(a0, t.payload.slots_mut(p0, n));
+            }
+        }
         for run in runs {
             let (a0, span) = Self::run_span(t, run, pe);
             let n = (run.c1 - run.c0) as usize;
             let p0 = (run.r * t.columns + run.c0) as usize;
             if direct {
-                self.gm.read_slice(a0, t.payload.slots_mut(p0, n));
+                // Copied above, block by block.
             } else {
                 buf.resize(span as usize, 0);
                 self.gm.read_slice(a0, &mut buf);
@@ -183,12 +214,19 @@ impl Machine {
         let four = dt.is_four_bit();
         let direct = value.is_none() && t.payload.slot() == eb && !four;
         let mut buf = Vec::new();
+        if direct {
+            // Whole blocks at once: rows are disjoint here or, when a small
+            // stride aliases them, later rows still land last.
+            for (a0, p0, n) in Self::direct_blocks(t, runs, pe) {
+                self.gm.write_slice(a0, t.payload.slots(p0, n));
+            }
+        }
         for run in runs {
             let (a0, span) = Self::run_span(t, run, pe);
             let n = (run.c1 - run.c0) as usize;
             let p0 = (run.r * t.columns + run.c0) as usize;
             if direct {
-                self.gm.write_slice(a0, t.payload.slots(p0, n));
+                // Written above, block by block.
             } else {
                 buf.resize(span as usize, 0);
                 let get = |m: &Machine, p: usize| match value {
