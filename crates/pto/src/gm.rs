@@ -12,6 +12,18 @@
 
 use std::collections::HashMap;
 
+/// Copies in pieces of at most this many bytes: long `memmove`s switch to
+/// `rep movsb`, which crawls when source and destination are a small
+/// distance apart modulo 4 KiB (as GM pages and tile payloads often are).
+const COPY_CHUNK: usize = 1024;
+
+/// `dst.copy_from_slice(src)` in `COPY_CHUNK` pieces.
+pub fn copy_chunked(dst: &mut [u8], src: &[u8]) {
+    for (d, s) in dst.chunks_mut(COPY_CHUNK).zip(src.chunks(COPY_CHUNK)) {
+        d.copy_from_slice(s);
+    }
+}
+
 /// Memories up to this size are dense.
 pub const DENSE_LIMIT: u64 = 64 << 20;
 const PAGE_BITS: u32 = 16;
@@ -100,7 +112,7 @@ impl GlobalMemory {
                     let off = (a & (PAGE_BYTES - 1)) as usize;
                     let n = (PAGE_BYTES as usize - off).min(dst.len() - done);
                     match &t[(a >> PAGE_BITS) as usize] {
-                        Some(p) => dst[done..done + n].copy_from_slice(&p[off..off + n]),
+                        Some(p) => copy_chunked(&mut dst[done..done + n], &p[off..off + n]),
                         None => dst[done..done + n].fill(0),
                     }
                     done += n;
@@ -113,7 +125,7 @@ impl GlobalMemory {
                     let off = (a & (PAGE_BYTES - 1)) as usize;
                     let n = (PAGE_BYTES as usize - off).min(dst.len() - done);
                     match m.get(&(a >> PAGE_BITS)) {
-                        Some(p) => dst[done..done + n].copy_from_slice(&p[off..off + n]),
+                        Some(p) => copy_chunked(&mut dst[done..done + n], &p[off..off + n]),
                         None => dst[done..done + n].fill(0),
                     }
                     done += n;
@@ -125,7 +137,7 @@ impl GlobalMemory {
     /// Copies `src` to `addr` (bounds checked by the caller).
     pub fn write_slice(&mut self, addr: u64, src: &[u8]) {
         match &mut self.store {
-            Store::Dense(v) => v[addr as usize..addr as usize + src.len()].copy_from_slice(src),
+            Store::Dense(v) => copy_chunked(&mut v[addr as usize..addr as usize + src.len()], src),
             Store::Table(t) => {
                 let mut done = 0usize;
                 while done < src.len() {
@@ -134,7 +146,7 @@ impl GlobalMemory {
                     let n = (PAGE_BYTES as usize - off).min(src.len() - done);
                     let page = t[(a >> PAGE_BITS) as usize]
                         .get_or_insert_with(|| vec![0u8; PAGE_BYTES as usize].into_boxed_slice());
-                    page[off..off + n].copy_from_slice(&src[done..done + n]);
+                    copy_chunked(&mut page[off..off + n], &src[done..done + n]);
                     done += n;
                 }
             }
@@ -147,7 +159,7 @@ impl GlobalMemory {
                     let page = m
                         .entry(a >> PAGE_BITS)
                         .or_insert_with(|| vec![0u8; PAGE_BYTES as usize].into_boxed_slice());
-                    page[off..off + n].copy_from_slice(&src[done..done + n]);
+                    copy_chunked(&mut page[off..off + n], &src[done..done + n]);
                     done += n;
                 }
             }
