@@ -20,6 +20,7 @@ const FRONT: usize = 256;
 pub type Block = [Uop; INSNS_PER_PAGE + 1];
 
 /// Decoded pages keyed by page number.
+#[derive(Clone)]
 pub struct ICache {
     blocks: Vec<Box<Block>>,
     free: Vec<usize>,

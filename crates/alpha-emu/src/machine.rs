@@ -7,7 +7,8 @@ use crate::icache::ICache;
 use crate::memory::Memory;
 use alpha_isa::Model;
 
-/// CPUs and the memory they share.
+/// CPUs and the memory they share. `Clone` is a full, independent snapshot.
+#[derive(Clone)]
 pub struct Machine {
     pub cpus: Vec<Cpu>,
     pub mem: Memory,

@@ -123,6 +123,20 @@ pub enum AccessKind {
     StoreConditional,
 }
 
+/// One data access, as recorded when tracing is on (see [`Memory::set_trace`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AccessRecord {
+    /// The agent (CPU index) that made the access.
+    pub agent: usize,
+    /// First byte accessed (LDQ_U/STQ_U: the aligned quadword).
+    pub addr: u64,
+    pub size: u8,
+    pub kind: AccessKind,
+    pub is_store: bool,
+    /// The value loaded or stored (zero-extended).
+    pub value: u64,
+}
+
 /// Errors from the mapping API (loader, mmap, brk).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MapError {
@@ -148,6 +162,7 @@ impl std::fmt::Display for MapError {
     }
 }
 
+#[derive(Clone)]
 struct Page {
     /// The bytes; empty until first touched (a fresh page reads as zeros),
     /// so mapping a large stack or heap costs nothing until it is used.
@@ -189,7 +204,9 @@ impl Reservation {
     }
 }
 
-/// Sparse guest memory with the reservations of every agent.
+/// Sparse guest memory with the reservations of every agent. `Clone` gives
+/// an independent snapshot (for schedule exploration).
+#[derive(Clone)]
 pub struct Memory {
     map: HashMap<u64, usize>,
     pages: Vec<Page>,
@@ -203,6 +220,7 @@ pub struct Memory {
     limit_pages: u64,
     /// Stores that cleared another agent's lock flag (for reports and tests).
     pub lock_breaks: u64,
+    trace: Option<Vec<AccessRecord>>,
 }
 
 impl Default for Memory {
@@ -240,6 +258,7 @@ impl Memory {
             armed: 0,
             limit_pages: u64::MAX,
             lock_breaks: 0,
+            trace: None,
         }
     }
 
@@ -615,6 +634,34 @@ impl Memory {
         self.wslot(addr)?;
         self.wslot(addr.wrapping_add(n.max(1) - 1))?;
         Ok(())
+    }
+
+    // ----------------------------------------------------------------- tracing
+
+    /// Record every data access the interpreter makes from now on (`true`),
+    /// or stop (`false`). Observers — a lost-store detector, a schedule
+    /// explorer — read the record instead of patching the CPU.
+    pub fn set_trace(&mut self, on: bool) {
+        self.trace = if on { Some(Vec::new()) } else { None };
+    }
+
+    /// Is tracing on?
+    #[inline(always)]
+    pub fn tracing(&self) -> bool {
+        self.trace.is_some()
+    }
+
+    /// Append one access to the trace (no-op when tracing is off).
+    #[cold]
+    pub fn record(&mut self, r: AccessRecord) {
+        if let Some(t) = &mut self.trace {
+            t.push(r);
+        }
+    }
+
+    /// The accesses recorded since the last call.
+    pub fn take_trace(&mut self) -> Vec<AccessRecord> {
+        self.trace.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     // ---------------------------------------------------------- reservations

@@ -269,6 +269,20 @@ pub fn end_of_page() -> Uop {
 /// Run `cpu` for at most `budget` instructions; return the first event.
 /// On return `cpu.pc` and `cpu.icount` are up to date.
 pub fn run(cpu: &mut Cpu, mem: &mut Memory, ic: &mut ICache, budget: u64) -> Event {
+    if mem.tracing() {
+        run_loop::<true>(cpu, mem, ic, budget)
+    } else {
+        run_loop::<false>(cpu, mem, ic, budget)
+    }
+}
+
+/// The loop, compiled once with memory tracing (`TR`) and once without.
+fn run_loop<const TR: bool>(
+    cpu: &mut Cpu,
+    mem: &mut Memory,
+    ic: &mut ICache,
+    budget: u64,
+) -> Event {
     let start = cpu.icount;
     let mut pc = cpu.pc;
     let mut left = budget;
@@ -335,7 +349,7 @@ pub fn run(cpu: &mut Cpu, mem: &mut Memory, ic: &mut ICache, budget: u64) -> Eve
                 }};
             }
             macro_rules! memop {
-                ($f:path, $store:expr) => {{
+                ($f:expr, $store:expr) => {{
                     match $f(cpu, mem, &u.insn) {
                         Ok(()) => {
                             idx += 1;
@@ -408,12 +422,12 @@ pub fn run(cpu: &mut Cpu, mem: &mut Memory, ic: &mut ICache, budget: u64) -> Eve
                     }
                     idx += 1;
                 }
-                K::Ldq => memop!(mem::ldq, false),
-                K::Ldl => memop!(mem::ldl, false),
-                K::LdqU => memop!(mem::ldq_u, false),
-                K::Stq => memop!(mem::stq, true),
-                K::Stl => memop!(mem::stl, true),
-                K::StqU => memop!(mem::stq_u, true),
+                K::Ldq => memop!(mem::ldq::<TR>, false),
+                K::Ldl => memop!(mem::ldl::<TR>, false),
+                K::LdqU => memop!(mem::ldq_u::<TR>, false),
+                K::Stq => memop!(mem::stq::<TR>, true),
+                K::Stl => memop!(mem::stl::<TR>, true),
+                K::StqU => memop!(mem::stq_u::<TR>, true),
                 K::Ldbu | K::Stb => {
                     if !cpu.has(Ext::Bwx) {
                         pc = at!(idx);
@@ -426,9 +440,9 @@ pub fn run(cpu: &mut Cpu, mem: &mut Memory, ic: &mut ICache, budget: u64) -> Eve
                         );
                     }
                     if u.kind == K::Ldbu {
-                        memop!(mem::ldbu, false)
+                        memop!(mem::ldbu::<TR>, false)
                     } else {
-                        memop!(mem::stb, true)
+                        memop!(mem::stb::<TR>, true)
                     }
                 }
                 K::Nop => idx += 1,

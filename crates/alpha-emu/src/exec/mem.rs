@@ -9,7 +9,7 @@
 
 use super::Event;
 use crate::cpu::Cpu;
-use crate::memory::{MemFault, Memory};
+use crate::memory::{AccessKind, AccessRecord, MemFault, Memory};
 use alpha_isa::{Insn, Op};
 
 /// Width in bytes of an integer memory instruction, and whether it stores.
@@ -50,16 +50,49 @@ fn check_align(insn: &Insn, va: u64, n: u64, is_store: bool) -> Result<(), Event
     Ok(())
 }
 
+/// Record an access when memory tracing is on. The hot functions take a
+/// `const T: bool`: the interpreter's loop is compiled twice, and the
+/// version that runs while tracing is off contains no tracing code at all.
+#[inline(always)]
+pub(crate) fn trace(
+    mem: &mut Memory,
+    agent: usize,
+    addr: u64,
+    size: u8,
+    kind: AccessKind,
+    is_store: bool,
+    value: u64,
+) {
+    if mem.tracing() {
+        let value = if size >= 8 {
+            value
+        } else {
+            value & ((1u64 << (size * 8)) - 1)
+        };
+        mem.record(AccessRecord {
+            agent,
+            addr,
+            size,
+            kind,
+            is_store,
+            value,
+        });
+    }
+}
+
 macro_rules! load_fn {
     ($(#[$m:meta])* $name:ident, $n:literal, $align:literal, $conv:expr) => {
         $(#[$m])*
         #[inline(always)]
-        pub fn $name(cpu: &mut Cpu, mem: &mut Memory, insn: &Insn) -> Result<(), Event> {
+        pub fn $name<const T: bool>(cpu: &mut Cpu, mem: &mut Memory, insn: &Insn) -> Result<(), Event> {
             let va = ea(cpu, insn);
             if $align {
                 check_align(insn, va, $n, false)?;
             }
             let v = mem.load::<$n>(va).map_err(mf)?;
+            if T {
+                trace(mem, cpu.id, va, $n, AccessKind::Plain, false, v);
+            }
             cpu.r[(insn.ra & 31) as usize] = $conv(v);
             Ok(())
         }
@@ -70,13 +103,17 @@ macro_rules! store_fn {
     ($(#[$m:meta])* $name:ident, $n:literal, $align:literal) => {
         $(#[$m])*
         #[inline(always)]
-        pub fn $name(cpu: &mut Cpu, mem: &mut Memory, insn: &Insn) -> Result<(), Event> {
+        pub fn $name<const T: bool>(cpu: &mut Cpu, mem: &mut Memory, insn: &Insn) -> Result<(), Event> {
             let va = ea(cpu, insn);
             if $align {
                 check_align(insn, va, $n, true)?;
             }
-            mem.store::<$n>(cpu.id, va, cpu.r[(insn.ra & 31) as usize])
-                .map_err(mf)
+            let v = cpu.r[(insn.ra & 31) as usize];
+            mem.store::<$n>(cpu.id, va, v).map_err(mf)?;
+            if T {
+                trace(mem, cpu.id, va, $n, AccessKind::Plain, true, v);
+            }
+            Ok(())
         }
     };
 }
@@ -110,19 +147,26 @@ store_fn!(/// STQ.
 
 /// LDQ_U: the aligned quadword containing the address (`va<2:0>` ignored).
 #[inline(always)]
-pub fn ldq_u(cpu: &mut Cpu, mem: &mut Memory, insn: &Insn) -> Result<(), Event> {
+pub fn ldq_u<const T: bool>(cpu: &mut Cpu, mem: &mut Memory, insn: &Insn) -> Result<(), Event> {
     let va = ea(cpu, insn) & !7;
     let v = mem.load::<8>(va).map_err(mf)?;
+    if T {
+        trace(mem, cpu.id, va, 8, AccessKind::UnalignedQuad, false, v);
+    }
     cpu.r[(insn.ra & 31) as usize] = v;
     Ok(())
 }
 
 /// STQ_U: store to the aligned quadword containing the address.
 #[inline(always)]
-pub fn stq_u(cpu: &mut Cpu, mem: &mut Memory, insn: &Insn) -> Result<(), Event> {
+pub fn stq_u<const T: bool>(cpu: &mut Cpu, mem: &mut Memory, insn: &Insn) -> Result<(), Event> {
     let va = ea(cpu, insn) & !7;
-    mem.store::<8>(cpu.id, va, cpu.r[(insn.ra & 31) as usize])
-        .map_err(mf)
+    let v = cpu.r[(insn.ra & 31) as usize];
+    mem.store::<8>(cpu.id, va, v).map_err(mf)?;
+    if T {
+        trace(mem, cpu.id, va, 8, AccessKind::UnalignedQuad, true, v);
+    }
+    Ok(())
 }
 
 /// LDL_L / LDQ_L: load, then record locked_physical_address and set the
@@ -139,6 +183,15 @@ pub fn load_locked(cpu: &mut Cpu, mem: &mut Memory, insn: &Insn) -> Result<(), E
     };
     cpu.r[(insn.ra & 31) as usize] = v;
     mem.arm_reservation(cpu.id, va, cpu.lock_range);
+    trace(
+        mem,
+        cpu.id,
+        va,
+        if quad { 8 } else { 4 },
+        AccessKind::LoadLocked,
+        false,
+        v,
+    );
     Ok(())
 }
 
@@ -153,16 +206,16 @@ pub fn store_cond(cpu: &mut Cpu, mem: &mut Memory, insn: &Insn) -> Result<(), Ev
 /// Execute any integer load or store (dispatching on the opcode).
 pub fn access(cpu: &mut Cpu, mem: &mut Memory, insn: &Insn) -> Result<(), Event> {
     match insn.op {
-        Op::Ldbu => ldbu(cpu, mem, insn),
-        Op::Ldwu => ldwu(cpu, mem, insn),
-        Op::Ldl => ldl(cpu, mem, insn),
-        Op::Ldq => ldq(cpu, mem, insn),
-        Op::LdqU => ldq_u(cpu, mem, insn),
-        Op::Stb => stb(cpu, mem, insn),
-        Op::Stw => stw(cpu, mem, insn),
-        Op::Stl => stl(cpu, mem, insn),
-        Op::Stq => stq(cpu, mem, insn),
-        Op::StqU => stq_u(cpu, mem, insn),
+        Op::Ldbu => ldbu::<true>(cpu, mem, insn),
+        Op::Ldwu => ldwu::<true>(cpu, mem, insn),
+        Op::Ldl => ldl::<true>(cpu, mem, insn),
+        Op::Ldq => ldq::<true>(cpu, mem, insn),
+        Op::LdqU => ldq_u::<true>(cpu, mem, insn),
+        Op::Stb => stb::<true>(cpu, mem, insn),
+        Op::Stw => stw::<true>(cpu, mem, insn),
+        Op::Stl => stl::<true>(cpu, mem, insn),
+        Op::Stq => stq::<true>(cpu, mem, insn),
+        Op::StqU => stq_u::<true>(cpu, mem, insn),
         Op::LdlL | Op::LdqL => load_locked(cpu, mem, insn),
         Op::StlC | Op::StqC => store_cond(cpu, mem, insn),
         _ => Err(Event::Opcdec {
@@ -195,6 +248,15 @@ fn store_conditional(
         } else {
             mem.store::<8>(agent, va, v).map_err(mf)?;
         }
+        trace(
+            mem,
+            agent,
+            va,
+            n as u8,
+            AccessKind::StoreConditional,
+            true,
+            v,
+        );
     }
     mem.clear_reservation(agent);
     cpu.r[ra] = ok as u64;
@@ -253,6 +315,9 @@ pub fn complete_unaligned(
                 is_store,
             });
         }
+    }
+    if let Some((size, is_store)) = shape(insn.op) {
+        trace(mem, agent, va, size, AccessKind::Plain, is_store, cpu.r[ra]);
     }
     cpu.r[31] = 0;
     cpu.f[31] = 0;

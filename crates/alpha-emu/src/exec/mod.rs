@@ -311,28 +311,28 @@ pub fn execute(
         }
         Op::Ldbu => {
             need!(evout, cpu, insn, Ext::Bwx);
-            done(mem::ldbu(cpu, mem, &insn), next, evout)
+            done(mem::ldbu::<true>(cpu, mem, &insn), next, evout)
         }
         Op::Ldwu => {
             need!(evout, cpu, insn, Ext::Bwx);
-            done(mem::ldwu(cpu, mem, &insn), next, evout)
+            done(mem::ldwu::<true>(cpu, mem, &insn), next, evout)
         }
         Op::Stb => {
             need!(evout, cpu, insn, Ext::Bwx);
-            done(mem::stb(cpu, mem, &insn), next, evout)
+            done(mem::stb::<true>(cpu, mem, &insn), next, evout)
         }
         Op::Stw => {
             need!(evout, cpu, insn, Ext::Bwx);
-            done(mem::stw(cpu, mem, &insn), next, evout)
+            done(mem::stw::<true>(cpu, mem, &insn), next, evout)
         }
-        Op::Ldl => done(mem::ldl(cpu, mem, &insn), next, evout),
-        Op::Ldq => done(mem::ldq(cpu, mem, &insn), next, evout),
+        Op::Ldl => done(mem::ldl::<true>(cpu, mem, &insn), next, evout),
+        Op::Ldq => done(mem::ldq::<true>(cpu, mem, &insn), next, evout),
         // LDQ_U R31 is UNOP: no access, no fault.
         Op::LdqU if ra == 31 => Some(next),
-        Op::LdqU => done(mem::ldq_u(cpu, mem, &insn), next, evout),
-        Op::Stl => done(mem::stl(cpu, mem, &insn), next, evout),
-        Op::Stq => done(mem::stq(cpu, mem, &insn), next, evout),
-        Op::StqU => done(mem::stq_u(cpu, mem, &insn), next, evout),
+        Op::LdqU => done(mem::ldq_u::<true>(cpu, mem, &insn), next, evout),
+        Op::Stl => done(mem::stl::<true>(cpu, mem, &insn), next, evout),
+        Op::Stq => done(mem::stq::<true>(cpu, mem, &insn), next, evout),
+        Op::StqU => done(mem::stq_u::<true>(cpu, mem, &insn), next, evout),
         Op::LdlL | Op::LdqL => done(mem::load_locked(cpu, mem, &insn), next, evout),
         Op::StlC | Op::StqC => done(mem::store_cond(cpu, mem, &insn), next, evout),
         // ---- memory-function format (opcode 0x18, §4.11): barriers and hints
