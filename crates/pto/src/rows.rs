@@ -157,19 +157,22 @@ impl Machine {
                 buf.resize(span as usize, 0);
                 self.gm.read_slice(a0, &mut buf);
                 if four {
-                    // Four-bit carriers hold one nibble per byte slot.
+                    // Packed-nibble payload: when the run and its payload
+                    // slot both start on a byte, whole bytes copy as they are.
                     let first = run.c0 / 2;
-                    let dst = t.payload.slots_mut(p0, n);
-                    if run.c0 % 2 == 0 {
+                    if run.c0 % 2 == 0 && p0.is_multiple_of(2) {
                         let whole = n / 2;
-                        unpack_nibbles(&mut dst[..whole * 2], &buf[..whole]);
+                        t.payload
+                            .slots_mut(p0, whole * 2)
+                            .copy_from_slice(&buf[..whole]);
                         if n % 2 == 1 {
-                            dst[n - 1] = buf[whole] & 0xf;
+                            t.payload.set(p0 + n - 1, (buf[whole] & 0xf) as u64);
                         }
                     } else {
                         for (i, c) in (run.c0..run.c1).enumerate() {
                             let b = buf[(c / 2 - first) as usize];
-                            dst[i] = if c % 2 == 1 { b >> 4 } else { b & 0xf };
+                            let v = if c % 2 == 1 { b >> 4 } else { b & 0xf };
+                            t.payload.set(p0 + i, v as u64);
                         }
                     }
                 } else {
@@ -235,17 +238,14 @@ impl Machine {
                 };
                 if four {
                     let first = run.c0 / 2;
-                    if value.is_none() && run.c0 % 2 == 0 {
-                        // Whole bytes from nibble pairs; only an odd run's
-                        // last byte keeps its high (sibling) nibble.
-                        let src = t.payload.slots(p0, n);
+                    if value.is_none() && run.c0 % 2 == 0 && p0.is_multiple_of(2) {
+                        // Whole bytes as they are; only an odd run's last
+                        // byte keeps its high (sibling) nibble.
                         let whole = n / 2;
-                        pack_nibbles(&mut buf[..whole], &src[..whole * 2]);
+                        buf[..whole].copy_from_slice(t.payload.slots(p0, whole * 2));
                         if n % 2 == 1 {
-                            buf[whole] = src[n - 1] & 0xf;
                             let old = self.gm.byte(a0.wrapping_add(span - 1));
-                            let last = buf.len() - 1;
-                            buf[last] = (buf[last] & 0x0f) | (old & 0xf0);
+                            buf[whole] = (t.payload.get(p0 + n - 1) as u8 & 0xf) | (old & 0xf0);
                         }
                     } else {
                         // Read-modify-write: sibling nibbles outside the run stay.
@@ -323,64 +323,5 @@ fn widen<const EB: usize>(dst: &mut [u8], src: &[u8], sign: bool) {
 fn narrow<const EB: usize>(dst: &mut [u8], src: &[u8]) {
     for (d, w) in dst.chunks_exact_mut(EB).zip(src.chunks_exact(8)) {
         d.copy_from_slice(&w[..EB]);
-    }
-}
-
-/// Splits packed bytes into one nibble per byte (low nibble first):
-/// `dst.len() == 2 * src.len()`. Four bytes at a time, in a 64-bit word.
-fn unpack_nibbles(dst: &mut [u8], src: &[u8]) {
-    let mut d = dst.chunks_exact_mut(8);
-    let mut s = src.chunks_exact(4);
-    for (o, i) in (&mut d).zip(&mut s) {
-        let mut y = u32::from_le_bytes([i[0], i[1], i[2], i[3]]) as u64;
-        y = (y | (y << 16)) & 0x0000_ffff_0000_ffff;
-        y = (y | (y << 8)) & 0x00ff_00ff_00ff_00ff;
-        y = (y | (y << 4)) & 0x0f0f_0f0f_0f0f_0f0f;
-        o.copy_from_slice(&y.to_le_bytes());
-    }
-    for (o, &b) in d.into_remainder().chunks_exact_mut(2).zip(s.remainder()) {
-        o[0] = b & 0xf;
-        o[1] = b >> 4;
-    }
-}
-
-/// Joins nibble pairs (one per byte, low first) into packed bytes:
-/// `src.len() == 2 * dst.len()`. Eight nibbles at a time.
-fn pack_nibbles(dst: &mut [u8], src: &[u8]) {
-    let mut d = dst.chunks_exact_mut(4);
-    let mut s = src.chunks_exact(8);
-    for (o, i) in (&mut d).zip(&mut s) {
-        let mut y = u64::from_le_bytes([i[0], i[1], i[2], i[3], i[4], i[5], i[6], i[7]])
-            & 0x0f0f_0f0f_0f0f_0f0f;
-        y = (y | (y >> 4)) & 0x00ff_00ff_00ff_00ff;
-        y = (y | (y >> 8)) & 0x0000_ffff_0000_ffff;
-        y = (y | (y >> 16)) & 0xffff_ffff;
-        o.copy_from_slice(&(y as u32).to_le_bytes());
-    }
-    for (o, p) in d
-        .into_remainder()
-        .iter_mut()
-        .zip(s.remainder().chunks_exact(2))
-    {
-        *o = (p[0] & 0xf) | ((p[1] & 0xf) << 4);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nibble_pack_unpack_are_inverse_and_low_first() {
-        let packed: Vec<u8> = (0..37u8).map(|i| i.wrapping_mul(73) ^ 0x5c).collect();
-        let mut nibbles = vec![0u8; 74];
-        unpack_nibbles(&mut nibbles, &packed);
-        for (i, &b) in packed.iter().enumerate() {
-            assert_eq!(nibbles[2 * i], b & 0xf, "low nibble first at {i}");
-            assert_eq!(nibbles[2 * i + 1], b >> 4);
-        }
-        let mut back = vec![0u8; 37];
-        pack_nibbles(&mut back, &nibbles);
-        assert_eq!(back, packed);
     }
 }

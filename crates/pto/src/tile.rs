@@ -133,30 +133,39 @@ impl Defined {
 /// element is written, so every word reads back exactly.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Payload {
+    /// Bytes per slot; 0 = packed nibbles, two per byte, low nibble first.
     slot: usize,
+    len: usize,
     bytes: Vec<u8>,
 }
 
 impl Payload {
-    /// `len` zeroed slots of `slot` (1, 2, 4 or 8) bytes.
+    /// `len` zeroed slots of `slot` (1, 2, 4 or 8) bytes, or with `slot` 0
+    /// packed nibbles (the GM layout of a four-bit row).
     pub fn new(len: usize, slot: usize) -> Payload {
+        let nbytes = if slot == 0 {
+            len.div_ceil(2)
+        } else {
+            len * slot
+        };
         Payload {
             slot,
-            bytes: vec![0; len * slot],
+            len,
+            bytes: vec![0; nbytes],
         }
     }
 
     /// Number of element slots.
     pub fn len(&self) -> usize {
-        self.bytes.len().checked_div(self.slot).unwrap_or(0)
+        self.len
     }
 
     /// Whether there are no slots.
     pub fn is_empty(&self) -> bool {
-        self.bytes.is_empty()
+        self.len == 0
     }
 
-    /// Bytes per slot.
+    /// Bytes per slot (0 for packed nibbles).
     pub fn slot(&self) -> usize {
         self.slot
     }
@@ -164,6 +173,9 @@ impl Payload {
     /// Value of slot `i`, zero-extended.
     pub fn get(&self, i: usize) -> u64 {
         let s = self.slot;
+        if s == 0 {
+            return ((self.bytes[i / 2] >> (4 * (i & 1))) & 0xf) as u64;
+        }
         let b = &self.bytes[i * s..i * s + s];
         match s {
             1 => b[0] as u64,
@@ -173,9 +185,14 @@ impl Payload {
         }
     }
 
-    /// Sets slot `i` to the low `slot` bytes of `v`.
+    /// Sets slot `i` to the low `slot` bytes (or nibble) of `v`.
     pub fn set(&mut self, i: usize, v: u64) {
         match self.slot {
+            0 => {
+                let sh = 4 * (i & 1);
+                let b = &mut self.bytes[i / 2];
+                *b = (*b & !(0xf << sh)) | (((v & 0xf) as u8) << sh);
+            }
             1 => self.bytes[i] = v as u8,
             2 => self.bytes[i * 2..i * 2 + 2].copy_from_slice(&(v as u16).to_le_bytes()),
             4 => self.bytes[i * 4..i * 4 + 4].copy_from_slice(&(v as u32).to_le_bytes()),
@@ -196,15 +213,29 @@ impl Payload {
         *self = w;
     }
 
-    /// Raw bytes of slots `start..start + n`.
+    /// Raw bytes of slots `start..start + n` (whole-byte slots), or of the
+    /// nibble pairs `start..start + n` (`start` and `n` even) when packed.
     pub fn slots(&self, start: usize, n: usize) -> &[u8] {
-        &self.bytes[start * self.slot..(start + n) * self.slot]
+        let (a, b) = self.byte_range(start, n);
+        &self.bytes[a..b]
     }
 
-    /// Raw bytes of slots `start..start + n`, mutable.
+    /// Mutable [`Payload::slots`].
     pub fn slots_mut(&mut self, start: usize, n: usize) -> &mut [u8] {
-        let s = self.slot;
-        &mut self.bytes[start * s..(start + n) * s]
+        let (a, b) = self.byte_range(start, n);
+        &mut self.bytes[a..b]
+    }
+
+    fn byte_range(&self, start: usize, n: usize) -> (usize, usize) {
+        if self.slot == 0 {
+            debug_assert!(
+                start.is_multiple_of(2) && n.is_multiple_of(2),
+                "nibble slices are whole bytes"
+            );
+            (start / 2, (start + n) / 2)
+        } else {
+            (start * self.slot, (start + n) * self.slot)
+        }
     }
 }
 
@@ -362,7 +393,9 @@ impl TileInfo {
     fn slot_for(rows: u64, columns: u64, data_type: DataType, layout: TileLayout) -> usize {
         let carrier = !layout.is_cube()
             && (data_type.is_four_bit() || rows * columns > PTO_MODEL_TILE_ELEMENTS);
-        if carrier || !data_type.sign_extends_on_load() {
+        if data_type.is_four_bit() {
+            0
+        } else if carrier || !data_type.sign_extends_on_load() {
             data_type.element_bytes() as usize
         } else {
             8
