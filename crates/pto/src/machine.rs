@@ -290,7 +290,12 @@ impl Machine {
             return Err(Fault::TileLegality);
         }
         let mask = cfg.mask.unwrap_or(0b0001) & 0xf;
-        if mask == 0 {
+        // The ASL's parameter domains: capacity 0..262144, shapes 0..65535.
+        let in_domain = cfg.capacity <= tile::PTO_TILE_CAPACITY_BYTES
+            && [cfg.rows, cfg.cols, cfg.valid_rows, cfg.valid_cols]
+                .iter()
+                .all(|&v| v <= 65535);
+        if mask == 0 || !in_domain {
             return Err(Fault::TileLegality);
         }
         let (rows, cols) = if cfg.layout.is_cube() {

@@ -587,7 +587,8 @@ fn element_stride_what_if_is_opt_in() {
 #[test]
 fn word_payload_keeps_wide_values_carrier_payload_truncates() {
     let mut m = Machine::new(4096);
-    m.configure_tile(0, &cfg(128, 4, 2, 4, DataType::FP32)).unwrap();
+    m.configure_tile(0, &cfg(128, 4, 2, 4, DataType::FP32))
+        .unwrap();
     m.write_tile_element(0, 0, 1, 0x1_2345_6789).unwrap();
     assert_eq!(m.read_tile_element(0, 0, 1), Ok(Some(0x1_2345_6789)));
     // TSTORE still writes only the element's four bytes.
@@ -601,7 +602,56 @@ fn word_payload_keeps_wide_values_carrier_payload_truncates() {
     assert_eq!(m.load_unsigned(0x104, 4), Ok(0x2345_6789));
     assert_eq!(m.load_unsigned(0x108, 4), Ok(0));
     // 64 KiB of U8 (65536 elements) is a packed carrier: element width.
-    m.configure_tile(1, &cfg(65536, 256, 256, 256, DataType::U8)).unwrap();
+    m.configure_tile(1, &cfg(65536, 256, 256, 256, DataType::U8))
+        .unwrap();
     m.write_tile_element(1, 3, 3, 0x1ff).unwrap();
     assert_eq!(m.read_tile_element(1, 3, 3), Ok(Some(0xff)));
+}
+
+proptest! {
+    /// Bad input never panics: any configure/write/read/transfer arguments
+    /// give a value or a fault.
+    #[test]
+    fn arbitrary_primitive_arguments_never_panic(
+        cap in any::<u64>(), rows in any::<u64>(), cols in prop_oneof![any::<u64>(), 0u64..70],
+        vr in prop_oneof![any::<u64>(), 0u64..70], vc in prop_oneof![any::<u64>(), 0u64..70],
+        dt in arb_dtype(), layout in prop::sample::select(TileLayout::ALL.to_vec()),
+        base in any::<u64>(), stride in any::<u64>(), row in any::<u64>(), col in any::<u64>(),
+        words in prop::collection::vec(any::<u32>(), 0..12),
+    ) {
+        let mut m = Machine::new(4096);
+        let c = TileConfig { capacity: cap, rows, cols, valid_rows: vr, valid_cols: vc, dtype: dt,
+            layout, location: TileLocation::Matrix, mask: None };
+        let _ = m.configure_tile(3, &c);
+        let _ = m.write_tile_element(3, row % 80, col % 80, base);
+        let _ = m.read_tile_element(3, row, col);
+        let _ = m.tload(3, base, stride);
+        let _ = m.tstore(base, stride, 3);
+        let _ = m.install_shared_tile(7, 3, (row & 0xf) as u8);
+        let _ = m.read_shared_tile_word(7, col);
+        m.set_bundle_dimension((row % 4) as u32, col);
+        for w in words {
+            let _ = m.execute_command_instruction(w);
+            let _ = pto::asm::disassemble(w);
+        }
+        let _ = m.execute_bundle_tile_operation();
+    }
+}
+
+proptest! {
+    /// The assembler answers any text with words or a one-line error.
+    #[test]
+    fn assembler_never_panics_on_any_text(
+        s in prop_oneof![
+            ".{0,80}",
+            "(BSTART\\.T(LOAD|STORE) [A-Z0-9]{1,6}|B\\.(DIM|IOR|IOT|IOS|DATR) [a-zA-Z0-9#<>=,{}\\- ]{0,30}|BSTOP)(; ?[A-Z.]{0,8} ?[a-zA-Z0-9#<>=, ]{0,20}){0,3}",
+        ]
+    ) {
+        match pto::asm::assemble(&s) {
+            Ok(words) => for w in words {
+                prop_assert!(pto::asm::disassemble(w).is_ok(), "{} assembled to an undecodable {:#x}", s, w);
+            },
+            Err(e) => prop_assert!(!e.to_string().contains('\n')),
+        }
+    }
 }
