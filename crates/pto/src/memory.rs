@@ -200,6 +200,39 @@ impl Machine {
         }
     }
 
+    /// A Local rectangle that is one contiguous block in GM and in the
+    /// payload: full-width rows exactly one dense row apart, element-width
+    /// (or packed-nibble, even-width) payload. Returns (GM address, bytes).
+    fn contiguous_block(&self, t: &TileInfo, base: u64, stride: u64) -> Option<(u64, u64)> {
+        let dt = t.data_type;
+        let row = addressing::tile_dense_row_stride_bytes(t.columns, dt);
+        let slots_ok = if dt.is_four_bit() {
+            t.payload.slot() == 0 && t.columns.is_multiple_of(2)
+        } else {
+            t.payload.slot() == dt.element_bytes() as usize
+        };
+        (self.runs_apply(t)
+            && slots_ok
+            && t.valid_columns == t.columns
+            && stride == row
+            && t.valid_rows > 0)
+            .then_some((base, t.valid_rows * row))
+    }
+
+    /// Access-log entries of a whole Local rectangle (when logging is on).
+    fn log_rectangle(&mut self, pe: usize, t: &TileInfo, base: u64, stride: u64, write: bool) {
+        if !self.access_logging {
+            return;
+        }
+        for r in 0..t.valid_rows {
+            for c in 0..t.valid_columns {
+                let a =
+                    addressing::tile_memory_strided_byte_address(base, r, c, stride, t.data_type);
+                self.log(pe, a, t.data_type, r, c, write, 0);
+            }
+        }
+    }
+
     /// Access-log entry of the run path (capture is off there).
     pub(crate) fn log_access(
         &mut self,
@@ -216,6 +249,12 @@ impl Machine {
     /// Preflight of a single-PE rectangle: `Err((fault, addr))` for the
     /// first failing element in row-major order.
     fn preflight_local(&self, t: &TileInfo, base: u64, stride: u64) -> Result<(), (Fault, u64)> {
+        if let Some((a0, bytes)) = self.contiguous_block(t, base, stride) {
+            let eb = t.data_type.element_bytes() as u64;
+            if a0.is_multiple_of(eb) && a0 as u128 + bytes as u128 <= self.gm.size() as u128 {
+                return Ok(());
+            }
+        }
         if self.runs_apply(t) {
             let runs = Self::runs(t, None, 0);
             if self.runs_preflight_ok(t, &runs, &rows::uniform(base, stride)) {
@@ -292,6 +331,13 @@ impl Machine {
     /// the run path ran (it marks the valid region defined itself).
     fn load_rectangle(&mut self, t: &mut TileInfo, pe: usize, base: u64, stride: u64) -> bool {
         let dt = t.data_type;
+        if let Some((a0, _)) = self.contiguous_block(t, base, stride) {
+            let n = (t.valid_rows * t.columns) as usize;
+            self.gm.read_slice(a0, t.payload.slots_mut(0, n));
+            t.defined.set_range(0, n);
+            self.log_rectangle(pe, t, base, stride, false);
+            return true;
+        }
         if self.runs_apply(t) {
             let runs = Self::runs(t, None, pe);
             self.runs_load(t, &runs, &rows::uniform(base, stride));
@@ -417,6 +463,12 @@ impl Machine {
         }
         let pe = self.local_agent();
         let dt = t.data_type;
+        if let Some((a0, _)) = self.contiguous_block(t, base, stride) {
+            let n = (t.valid_rows * t.columns) as usize;
+            self.gm.write_slice(a0, t.payload.slots(0, n));
+            self.log_rectangle(pe, t, base, stride, true);
+            return Ok(());
+        }
         if self.runs_apply(t) {
             let runs = Self::runs(t, None, pe);
             self.runs_store(t, &runs, &rows::uniform(base, stride), None);

@@ -106,15 +106,18 @@ impl Defined {
     /// Sets bits `start..start + n`.
     pub fn set_range(&mut self, start: usize, n: usize) {
         let end = (start + n).min(self.len);
-        let mut i = start;
-        while i < end {
-            if i.is_multiple_of(64) && end - i >= 64 {
-                self.words[i / 64] = u64::MAX;
-                i += 64;
-            } else {
-                self.words[i / 64] |= 1 << (i % 64);
-                i += 1;
-            }
+        if start >= end {
+            return;
+        }
+        let (w0, w1) = (start / 64, (end - 1) / 64);
+        let head = u64::MAX << (start % 64);
+        let tail = u64::MAX >> (63 - (end - 1) % 64);
+        if w0 == w1 {
+            self.words[w0] |= head & tail;
+        } else {
+            self.words[w0] |= head;
+            self.words[w0 + 1..w1].fill(u64::MAX);
+            self.words[w1] |= tail;
         }
     }
 
@@ -534,4 +537,36 @@ pub fn shared_tile_element_region(tile: &TileInfo, element: u64) -> usize {
 /// capacity once per selected PE.
 pub fn tile_core_allocation_bytes(mask: u8, capacity_bytes: u64) -> u64 {
     (mask & 0xf).count_ones() as u64 * capacity_bytes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defined_set_range_sets_exactly_the_range() {
+        for (start, n) in [
+            (0, 0),
+            (0, 1),
+            (3, 61),
+            (5, 64),
+            (63, 2),
+            (64, 64),
+            (10, 200),
+            (127, 1),
+        ] {
+            let mut d = Defined::new(300);
+            d.set_range(start, n);
+            for i in 0..300 {
+                assert_eq!(
+                    d.get(i),
+                    i >= start && i < start + n,
+                    "start {start} n {n} bit {i}"
+                );
+            }
+        }
+        let mut d = Defined::new(70);
+        d.set_range(60, 100);
+        assert!(d.get(69) && !d.get(70) && !d.get(59));
+    }
 }
