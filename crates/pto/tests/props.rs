@@ -655,3 +655,23 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, .. ProptestConfig::default() })]
+
+    /// Dense full-width rows (one contiguous block) agree with the
+    /// per-element path too.
+    #[test]
+    fn contiguous_blocks_and_per_element_paths_agree(mut w in arb_wild(), far in any::<bool>()) {
+        w.vc = w.cols;
+        let dense = pto::addressing::tile_dense_row_stride_bytes(w.cols, w.dt);
+        w.strides = [dense; 4];
+        if far {
+            // The last row runs one byte past GM (Local uses PE1, Shared all).
+            w.bases = [8193u64.saturating_sub(dense * w.vr); 4];
+        }
+        let fast = wild_run(&w, false);
+        let slow = wild_run(&w, true);
+        prop_assert_eq!(fast, slow);
+    }
+}
