@@ -470,8 +470,9 @@ impl Process {
             if matches!(ev, Event::BudgetExhausted)
                 || self.threads[t].state != ThreadState::Runnable
             {
-                // Context switch: the lock flag does not survive it.
-                self.machine.mem.clear_reservation(c);
+                // Each thread has its own CPU, so switching threads is
+                // interleaving processors, not a context switch: the
+                // reservation stays armed (another CPU's store clears it).
                 if let Some(n) = self.pick_next(t) {
                     self.cur = n;
                 }
