@@ -219,6 +219,32 @@ impl Machine {
             .then_some((base, t.valid_rows * row))
     }
 
+    /// A Local rectangle of equally spaced rows whose elements copy as
+    /// bytes (element-width slots, or packed nibbles with even widths):
+    /// the per-row path. Returns the row byte span.
+    fn uniform_rows(&self, t: &TileInfo) -> Option<u64> {
+        let dt = t.data_type;
+        let ok = self.runs_apply(t)
+            && if dt.is_four_bit() {
+                t.payload.slot() == 0
+                    && t.columns.is_multiple_of(2)
+                    && t.valid_columns.is_multiple_of(2)
+            } else {
+                t.payload.slot() == dt.element_bytes() as usize
+            };
+        ok.then(|| addressing::tile_dense_row_stride_bytes(t.valid_columns, dt))
+    }
+
+    /// O(1) preflight of equally spaced rows: every row start aligned and
+    /// the highest row inside GM (rows ascend, so the others are too).
+    fn uniform_rows_ok(&self, t: &TileInfo, base: u64, stride: u64, span: u64) -> bool {
+        let eb = t.data_type.element_bytes() as u64;
+        let last = base as u128 + (t.valid_rows.saturating_sub(1)) as u128 * stride as u128;
+        base.is_multiple_of(eb)
+            && stride.is_multiple_of(eb)
+            && last + span as u128 <= self.gm.size() as u128
+    }
+
     /// Access-log entries of a whole Local rectangle (when logging is on).
     fn log_rectangle(&mut self, pe: usize, t: &TileInfo, base: u64, stride: u64, write: bool) {
         if !self.access_logging {
@@ -252,6 +278,11 @@ impl Machine {
         if let Some((a0, bytes)) = self.contiguous_block(t, base, stride) {
             let eb = t.data_type.element_bytes() as u64;
             if a0.is_multiple_of(eb) && a0 as u128 + bytes as u128 <= self.gm.size() as u128 {
+                return Ok(());
+            }
+        }
+        if let Some(span) = self.uniform_rows(t) {
+            if self.uniform_rows_ok(t, base, stride, span) {
                 return Ok(());
             }
         }
@@ -337,6 +368,19 @@ impl Machine {
             t.defined.set_range(0, n);
             self.log_rectangle(pe, t, base, stride, false);
             return true;
+        }
+        if let Some(span) = self.uniform_rows(t) {
+            if self.uniform_rows_ok(t, base, stride, span) {
+                let vc = t.valid_columns as usize;
+                for r in 0..t.valid_rows {
+                    let p0 = (r * t.columns) as usize;
+                    let rb = base.wrapping_add(r.wrapping_mul(stride));
+                    self.gm.read_slice(rb, t.payload.slots_mut(p0, vc));
+                    t.defined.set_range(p0, vc);
+                }
+                self.log_rectangle(pe, t, base, stride, false);
+                return true;
+            }
         }
         if self.runs_apply(t) {
             let runs = Self::runs(t, None, pe);
@@ -468,6 +512,20 @@ impl Machine {
             self.gm.write_slice(a0, t.payload.slots(0, n));
             self.log_rectangle(pe, t, base, stride, true);
             return Ok(());
+        }
+        if let Some(span) = self.uniform_rows(t) {
+            if self.uniform_rows_ok(t, base, stride, span) {
+                // Rows in order: with a small or zero stride the last row
+                // written wins, as in the ASL's row loop.
+                let vc = t.valid_columns as usize;
+                for r in 0..t.valid_rows {
+                    let p0 = (r * t.columns) as usize;
+                    let rb = base.wrapping_add(r.wrapping_mul(stride));
+                    self.gm.write_slice(rb, t.payload.slots(p0, vc));
+                }
+                self.log_rectangle(pe, t, base, stride, true);
+                return Ok(());
+            }
         }
         if self.runs_apply(t) {
             let runs = Self::runs(t, None, pe);
