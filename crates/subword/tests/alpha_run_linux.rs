@@ -1,0 +1,146 @@
+//! `subword alpha run` of real glibc programs through the CLI: dynamic
+//! loading with `--sysroot`, `--strace` on stderr, `--quantum`, the
+//! relaxed-static crash diagnosis, `--max-insns` on a glibc program, and the
+//! wall-clock cost of a dynamic hello world.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+const SYSROOT: &str = "/usr/alpha-linux-gnu";
+
+fn gcc(test: &str) -> Option<PathBuf> {
+    let g = testkit::require_tool(test, "alpha-linux-gnu-gcc", "gcc-alpha-linux-gnu")?;
+    if !Path::new(SYSROOT).join("lib").is_dir() {
+        assert!(!testkit::in_ci(), "{SYSROOT} missing in CI");
+        testkit::say(&format!(
+            "SKIPPED {test}: no {SYSROOT}; this check did not run"
+        ));
+        return None;
+    }
+    Some(g)
+}
+
+fn build(gcc: &Path, dir: &Path, name: &str, src: &str, flags: &[&str]) -> PathBuf {
+    let c = dir.join(format!("{name}.c"));
+    std::fs::write(&c, src).unwrap();
+    let out = dir.join(name);
+    let st = Command::new(gcc)
+        .arg("-O2")
+        .args(flags)
+        .arg(&c)
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(st.success(), "gcc {name}");
+    out
+}
+
+fn subword(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_subword"))
+        .args(args)
+        .output()
+        .expect("run subword")
+}
+
+const HELLO: &str = "#include <stdio.h>\nint main(int argc, char **argv) { printf(\"hello %s\\n\", argv[1]); return 5; }\n";
+
+#[test]
+fn cli_dynamic_glibc_program_runs_with_sysroot_and_strace() {
+    let Some(gcc) = gcc("cli_dynamic") else {
+        return;
+    };
+    let dir = testkit::scratch_dir("alpha_run_linux_dynamic");
+    let bin = build(&gcc, &dir, "hello", HELLO, &[]);
+    let b = bin.to_str().unwrap();
+    let o = subword(&["alpha", "run", "--sysroot", SYSROOT, b, "world"]);
+    assert_eq!(
+        o.status.code(),
+        Some(5),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(o.stdout, b"hello world\n");
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+
+    let o = subword(&["alpha", "run", "--strace", "--sysroot", SYSROOT, b, "x"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.stdout, b"hello x\n");
+    // The loader opens libc through the sysroot, maps it, and the program
+    // writes and exits; each line is `TID name(args) = result`.
+    assert!(
+        err.contains("openat(AT_FDCWD,\"/lib/libc.so.6.1\""),
+        "{err}"
+    );
+    assert!(
+        err.lines()
+            .any(|l| l.contains(" write(1,") && l.ends_with("= 8")),
+        "{err}"
+    );
+    assert!(err.contains("exit_group(5) = ?"), "{err}");
+}
+
+#[test]
+fn cli_dynamic_hello_world_is_fast() {
+    // The issue asks for under 30 ms of wall-clock time on an idle machine
+    // (release build). Test builds are debug and CI machines are shared,
+    // so this bound is generous; the README records the release figure.
+    let Some(gcc) = gcc("cli_fast") else { return };
+    let dir = testkit::scratch_dir("alpha_run_linux_fast");
+    let bin = build(&gcc, &dir, "hello", HELLO, &[]);
+    let best = (0..3)
+        .map(|_| {
+            let t = Instant::now();
+            let o = subword(&[
+                "alpha",
+                "run",
+                "--sysroot",
+                SYSROOT,
+                bin.to_str().unwrap(),
+                "t",
+            ]);
+            assert_eq!(o.status.code(), Some(5));
+            t.elapsed()
+        })
+        .min()
+        .unwrap();
+    assert!(best < Duration::from_secs(2), "{best:?}");
+}
+
+#[test]
+fn cli_relaxed_static_crash_is_139_with_one_diagnosis_line() {
+    let Some(gcc) = gcc("cli_relaxed") else {
+        return;
+    };
+    let dir = testkit::scratch_dir("alpha_run_linux_relaxed");
+    let bin = build(&gcc, &dir, "relaxed", HELLO, &["-static"]);
+    let o = subword(&["alpha", "run", bin.to_str().unwrap(), "x"]);
+    assert_eq!(o.status.code(), Some(139));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(lines[0].starts_with("subword: SIGSEGV: ldq "), "{err}");
+    assert!(lines[0].contains("<__ctype_init+0x"), "{err}");
+}
+
+#[test]
+fn cli_max_insns_stops_a_glibc_loop_and_quantum_zero_is_bad_usage() {
+    let Some(gcc) = gcc("cli_max_insns") else {
+        return;
+    };
+    let dir = testkit::scratch_dir("alpha_run_linux_loop");
+    let src = "int main(void) { for (volatile long i = 0;; i++) ; }\n";
+    let bin = build(&gcc, &dir, "loop", src, &["-static", "-Wl,--no-relax"]);
+    let b = bin.to_str().unwrap();
+    let o = subword(&["alpha", "run", "--max-insns", "2000000", b]);
+    assert_eq!(o.status.code(), Some(124));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--max-insns"));
+    let o = subword(&["alpha", "run", "--quantum", "0", b]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).starts_with("subword: --quantum"));
+}
