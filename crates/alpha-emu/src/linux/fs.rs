@@ -137,14 +137,13 @@ impl FdTable {
     }
 }
 
+/// Drop one descriptor: pipe ends count their descriptors (each `dup`
+/// added one), so a reader sees end-of-file once every writer is closed.
 fn release(fd: Fd) {
-    // Only the last reference to the open file ends a pipe end.
-    if Rc::strong_count(&fd.obj) >= 1 {
-        match &*fd.obj.borrow() {
-            Object::PipeRead(p) => p.borrow_mut().readers -= 1,
-            Object::PipeWrite(p) => p.borrow_mut().writers -= 1,
-            _ => {}
-        }
+    match &*fd.obj.borrow() {
+        Object::PipeRead(p) => p.borrow_mut().readers -= 1,
+        Object::PipeWrite(p) => p.borrow_mut().writers -= 1,
+        _ => {}
     }
 }
 

@@ -17,6 +17,10 @@ pub const MAP_PRIVATE: u64 = 0x02;
 pub const MAP_FIXED: u64 = 0x100;
 pub const MAP_ANONYMOUS: u64 = 0x10;
 pub const MAP_FIXED_NOREPLACE: u64 = 0x200000;
+/// Largest single mapping subword grants (every guest page is host
+/// memory once touched, and bookkeeping is per page): 4 GiB. Larger
+/// requests fail with ENOMEM, as they would under a tight RLIMIT_AS.
+pub const MAX_MAPPING: u64 = 1 << 32;
 pub const MREMAP_MAYMOVE: u64 = 1;
 pub const MREMAP_FIXED: u64 = 2;
 
@@ -50,7 +54,10 @@ impl AddressSpace {
         let old_end = page_up(self.brk).ok_or(ENOMEM)?;
         let new_end = page_up(want).ok_or(ENOMEM)?;
         if new_end > old_end {
-            if new_end >= TASK_SIZE || !free(mem, old_end, new_end - old_end) {
+            if new_end >= TASK_SIZE
+                || new_end - old_end > MAX_MAPPING
+                || !free(mem, old_end, new_end - old_end)
+            {
                 return Err(ENOMEM);
             }
             mem.map_zero(old_end, new_end - old_end, Perm::RW)
@@ -92,7 +99,7 @@ impl AddressSpace {
             return Err(EINVAL);
         }
         let len = page_up(len).ok_or(ENOMEM)?;
-        if len > TASK_SIZE {
+        if len > MAX_MAPPING {
             return Err(ENOMEM);
         }
         let at = if flags & (MAP_FIXED | MAP_FIXED_NOREPLACE) != 0 {
@@ -164,6 +171,9 @@ impl AddressSpace {
         }
         let old_len = page_up(old_len).ok_or(EINVAL)?;
         let new_len = page_up(new_len).ok_or(ENOMEM)?;
+        if new_len > MAX_MAPPING {
+            return Err(ENOMEM);
+        }
         if !mem.range_ok(old, old_len.max(PAGE_SIZE), Perm::NONE) {
             return Err(EFAULT);
         }
