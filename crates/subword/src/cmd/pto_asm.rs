@@ -28,7 +28,8 @@ fn finish(out: &mut impl Write) -> CmdResult {
 /// `subword pto asm FILE`.
 pub fn asm(file: &Path) -> CmdResult {
     let text = read_text(file)?;
-    let words = pto::asm::assemble(&text).map_err(|e| Failure(format!("{}: {e}", file.display())))?;
+    let words =
+        pto::asm::assemble(&text).map_err(|e| Failure(format!("{}: {e}", file.display())))?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     for w in words {
@@ -51,9 +52,15 @@ pub fn parse_hex_words(text: &str, name: &str) -> Result<Vec<u32>, Failure> {
             if tok.is_empty() {
                 continue;
             }
-            let h = tok.strip_prefix("0x").or_else(|| tok.strip_prefix("0X")).unwrap_or(tok);
+            let h = tok
+                .strip_prefix("0x")
+                .or_else(|| tok.strip_prefix("0X"))
+                .unwrap_or(tok);
             let w = u32::from_str_radix(&h.replace('_', ""), 16).map_err(|_| {
-                Failure(format!("{name}:{}: `{tok}` is not a 32-bit hex word", i + 1))
+                Failure(format!(
+                    "{name}:{}: `{tok}` is not a 32-bit hex word",
+                    i + 1
+                ))
             })?;
             words.push(w);
         }
@@ -93,4 +100,21 @@ pub fn disasm(raw: bool, file: &Path) -> CmdResult {
         }
     }
     finish(&mut out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_hex_words;
+
+    #[test]
+    fn hex_word_files_accept_prefixes_comments_and_name_bad_tokens() {
+        let w = parse_hex_words("0xe0111181 00085e13 # comment\n0X0031_0013,1\n", "f").unwrap();
+        assert_eq!(w, [0xe011_1181, 0x0008_5e13, 0x0031_0013, 1]);
+        let e = parse_hex_words("1\n0x1g\n", "words.txt").unwrap_err();
+        assert_eq!(e.0, "words.txt:2: `0x1g` is not a 32-bit hex word");
+        assert!(
+            parse_hex_words("123456789", "f").is_err(),
+            "more than 32 bits"
+        );
+    }
 }
