@@ -87,3 +87,28 @@ fn state_machine_clone_is_an_independent_snapshot() {
     run_to_halt(&mut again);
     assert_eq!(data(&again, 0, 1), vec![9]);
 }
+
+#[test]
+fn state_trace_records_floating_loads_and_stores_in_memory_format() {
+    // 1.0f as S_floating in memory is 0x3f800000; STT stores the T image.
+    let src = "lds $f1, 0($16)\n stt $f1, 8($16)\n sts $f1, 16($16)\n halt";
+    let mut m = machine_with("ev67", 1, src);
+    m.mem.poke(DATA, &0x3f80_0000u32.to_le_bytes()).unwrap();
+    m.mem.set_trace(true);
+    m.cpus[0].r[16] = DATA;
+    run_to_halt(&mut m);
+    let t: Vec<(u64, u8, bool, u64)> = m
+        .mem
+        .take_trace()
+        .iter()
+        .map(|r| (r.addr - DATA, r.size, r.is_store, r.value))
+        .collect();
+    assert_eq!(
+        t,
+        vec![
+            (0, 4, false, 0x3f80_0000),
+            (8, 8, true, 1.0f64.to_bits()),
+            (16, 4, true, 0x3f80_0000),
+        ]
+    );
+}

@@ -10,7 +10,7 @@
 use super::Event;
 use crate::cpu::Cpu;
 use crate::fp::{self, FCond, FpTrap};
-use crate::memory::{MemFault, Memory};
+use crate::memory::{AccessKind, MemFault, Memory};
 use alpha_isa::{Ext, Insn, Op};
 
 #[inline(always)]
@@ -39,47 +39,48 @@ pub fn execute(cpu: &mut Cpu, mem: &mut Memory, insn: Insn, pc: u64) -> Result<u
         };
     }
     let r = match insn.op {
-        Op::Ldt => {
-            unaligned!(8u64, false);
-            cpu.f[ra] = mem.load::<8>(va).map_err(mf)?;
+        Op::Ldt | Op::Lds | Op::Ldg | Op::Ldf => {
+            let n: u64 = if matches!(insn.op, Op::Ldt | Op::Ldg) {
+                8
+            } else {
+                4
+            };
+            unaligned!(n, false);
+            let raw = if n == 8 {
+                mem.load::<8>(va)
+            } else {
+                mem.load::<4>(va)
+            }
+            .map_err(mf)?;
+            cpu.f[ra] = match insn.op {
+                Op::Ldt => raw,
+                Op::Ldg => fp::ldg_to_reg(raw),
+                Op::Lds => fp::lds_to_reg(raw as u32),
+                _ => fp::ldf_to_reg(raw as u32),
+            };
+            super::mem::trace(mem, cpu.id, va, n as u8, AccessKind::Plain, false, raw);
             Ok(next)
         }
-        Op::Stt => {
-            unaligned!(8u64, true);
-            mem.store::<8>(cpu.id, va, fa).map_err(mf)?;
-            Ok(next)
-        }
-        Op::Lds => {
-            unaligned!(4u64, false);
-            cpu.f[ra] = fp::lds_to_reg(mem.load::<4>(va).map_err(mf)? as u32);
-            Ok(next)
-        }
-        Op::Sts => {
-            unaligned!(4u64, true);
-            mem.store::<4>(cpu.id, va, fp::sts_from_reg(fa) as u64)
-                .map_err(mf)?;
-            Ok(next)
-        }
-        Op::Ldg => {
-            unaligned!(8u64, false);
-            cpu.f[ra] = fp::ldg_to_reg(mem.load::<8>(va).map_err(mf)?);
-            Ok(next)
-        }
-        Op::Stg => {
-            unaligned!(8u64, true);
-            mem.store::<8>(cpu.id, va, fp::stg_from_reg(fa))
-                .map_err(mf)?;
-            Ok(next)
-        }
-        Op::Ldf => {
-            unaligned!(4u64, false);
-            cpu.f[ra] = fp::ldf_to_reg(mem.load::<4>(va).map_err(mf)? as u32);
-            Ok(next)
-        }
-        Op::Stf => {
-            unaligned!(4u64, true);
-            mem.store::<4>(cpu.id, va, fp::stf_from_reg(fa) as u64)
-                .map_err(mf)?;
+        Op::Stt | Op::Sts | Op::Stg | Op::Stf => {
+            let n: u64 = if matches!(insn.op, Op::Stt | Op::Stg) {
+                8
+            } else {
+                4
+            };
+            unaligned!(n, true);
+            let raw = match insn.op {
+                Op::Stt => fa,
+                Op::Stg => fp::stg_from_reg(fa),
+                Op::Sts => fp::sts_from_reg(fa) as u64,
+                _ => fp::stf_from_reg(fa) as u64,
+            };
+            if n == 8 {
+                mem.store::<8>(cpu.id, va, raw)
+            } else {
+                mem.store::<4>(cpu.id, va, raw)
+            }
+            .map_err(mf)?;
+            super::mem::trace(mem, cpu.id, va, n as u8, AccessKind::Plain, true, raw);
             Ok(next)
         }
         Op::Fbeq | Op::Fbne | Op::Fblt | Op::Fble | Op::Fbge | Op::Fbgt => {
