@@ -55,6 +55,7 @@ const AUXV: &str = r#"
 #include <sys/auxv.h>
 int main(int argc, char **argv) {
     char probe;
+    printf("l1d %lu ", getauxval(35));
     printf("pagesz %lu hwcap %lu platform %s base-set %d entry-set %d random-set %d execfn-ok %d\n",
            getauxval(AT_PAGESZ), getauxval(AT_HWCAP), (char *)getauxval(AT_PLATFORM),
            getauxval(AT_BASE) != 0, getauxval(AT_ENTRY) != 0, getauxval(AT_RANDOM) != 0,
@@ -68,11 +69,13 @@ fn state_auxv_is_the_alpha_kernels_pagesize_hwcap_and_platform() {
     let Some(gcc) = gcc("state_auxv") else { return };
     let dir = testkit::scratch_dir("linux_glibc_auxv");
     let bin = build(&gcc, &dir, "auxv", AUXV, &[]);
-    for (model, hwcap, platform) in [
-        ("ev4", 0, "ev4"),
-        ("ev56", 1, "ev56"),
-        ("ev67", 0x1307, "ev67"),
-        ("pca56", 0x101, "ev56"),
+    // AT_L1D_CACHESHAPE (35): CSHAPE(size, log2 line, ways) of setup.c:
+    // 8 KiB/32 B/direct on EV4, EV5 and PCA56; 64 KiB/64 B/2-way on EV6.
+    for (model, hwcap, platform, l1d) in [
+        ("ev4", 0, "ev4", 8192 | 0x50 | 1),
+        ("ev56", 1, "ev56", 8192 | 0x50 | 1),
+        ("ev67", 0x1307, "ev67", 65536 | 0x60 | 2),
+        ("pca56", 0x101, "ev56", 8192 | 0x50 | 1),
     ] {
         let m = alpha_isa::model_by_name(model).unwrap();
         assert_eq!(m.amask, hwcap, "{model} AMASK");
@@ -81,14 +84,15 @@ fn state_auxv_is_the_alpha_kernels_pagesize_hwcap_and_platform() {
         let out = String::from_utf8_lossy(&host.stdout);
         assert_eq!(
             out.trim(),
-            format!("pagesz 8192 hwcap {hwcap} platform {platform} base-set 1 entry-set 1 random-set 1 execfn-ok 1"),
+            format!("l1d {l1d} pagesz 8192 hwcap {hwcap} platform {platform} base-set 1 entry-set 1 random-set 1 execfn-ok 1"),
             "{model}"
         );
     }
     // Where qemu-alpha departs from the kernel: qemu-alpha 7.2 reports
     // AT_HWCAP 0 and no AT_PLATFORM (getauxval gives NULL, printed
     // "(null)"); Alpha Linux reports the AMASK feature bits (asm/elf.h
-    // ELF_HWCAP) and ELF_PLATFORM's model name. (Its AT_PAGESZ is 8192 like
+    // ELF_HWCAP) and ELF_PLATFORM's model name, and qemu omits the
+    // ARCH_DLINFO cache shapes. (Its AT_PAGESZ is 8192 like
     // the kernel's.) If qemu changes, this pin must be revisited.
     if let Some(qemu) = testkit::require_tool("state_auxv", "qemu-alpha", "qemu-user") {
         let out = Command::new(qemu)
@@ -98,7 +102,7 @@ fn state_auxv_is_the_alpha_kernels_pagesize_hwcap_and_platform() {
             .unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
         assert!(
-            text.starts_with("pagesz 8192 hwcap 0 platform (null) "),
+            text.starts_with("l1d 0 pagesz 8192 hwcap 0 platform (null) "),
             "qemu: {text}"
         );
     }

@@ -5,7 +5,8 @@
 //! sp -> argc
 //!       argv[0..argc], NULL
 //!       envp[..], NULL
-//!       auxv (type, value) pairs ending with AT_NULL
+//!       auxv (type, value) pairs ending with AT_NULL, in the kernel's
+//!       order: ARCH_DLINFO's four cache shapes, then AT_HWCAP … AT_PLATFORM
 //!       ... padding ...
 //!       AT_RANDOM bytes (16), AT_PLATFORM string
 //!       argument and environment strings, the executable's file name
@@ -40,6 +41,43 @@ pub const AT_CLKTCK: u64 = 17;
 pub const AT_SECURE: u64 = 23;
 pub const AT_RANDOM: u64 = 25;
 pub const AT_EXECFN: u64 = 31;
+pub const AT_L1I_CACHESHAPE: u64 = 34;
+pub const AT_L1D_CACHESHAPE: u64 = 35;
+pub const AT_L2_CACHESHAPE: u64 = 36;
+pub const AT_L3_CACHESHAPE: u64 = 37;
+
+/// `CSHAPE(totalsize, log2 linesize, associativity)` of arch/alpha/kernel/setup.c.
+const fn cshape(total: u64, line: u64, assoc: u64) -> u64 {
+    (total & !0xff) | (line << 4) | assoc
+}
+
+/// The cache shapes Alpha Linux puts first in the auxv (asm/elf.h
+/// ARCH_DLINFO), as `determine_cpu_caches` (arch/alpha/kernel/setup.c)
+/// sets them: (L1I, L1D, L2, L3). Board caches the kernel finds by timing
+/// loads (`external_cache_probe`) are reported as its "none found", -1:
+/// there is no board to time.
+pub fn cache_shapes(m: &Model) -> [u64; 4] {
+    const NONE: u64 = u64::MAX;
+    match m.name {
+        "ev4" => [cshape(8 << 10, 5, 1), cshape(8 << 10, 5, 1), NONE, NONE],
+        "ev45" => [cshape(16 << 10, 5, 1), cshape(16 << 10, 5, 1), NONE, NONE],
+        "lca4" | "lca45" => [cshape(8 << 10, 5, 1), cshape(8 << 10, 5, 1), NONE, NONE],
+        "ev5" | "ev56" => [
+            cshape(8 << 10, 5, 1),
+            cshape(8 << 10, 5, 1),
+            cshape(96 << 10, 6, 3),
+            NONE,
+        ],
+        "pca56" => [cshape(16 << 10, 6, 1), cshape(8 << 10, 5, 1), NONE, NONE],
+        "ev7" => [
+            cshape(64 << 10, 6, 2),
+            cshape(64 << 10, 6, 2),
+            cshape(7 * 1024 * 1024 / 4, 6, 7),
+            NONE,
+        ],
+        _ => [cshape(64 << 10, 6, 2), cshape(64 << 10, 6, 2), NONE, NONE],
+    }
+}
 
 /// `ELF_PLATFORM` of arch/alpha/include/asm/elf.h: chosen from IMPLVER and
 /// AMASK, so e.g. a PCA56 reports "ev56" and an EV68 "ev67".
@@ -106,7 +144,12 @@ pub fn build(mem: &mut Memory, spec: &StackSpec) -> Result<u64, String> {
     sp &= !15;
 
     let img = spec.image;
+    let shapes = cache_shapes(spec.model);
     let auxv: Vec<(u64, u64)> = vec![
+        (AT_L1I_CACHESHAPE, shapes[0]),
+        (AT_L1D_CACHESHAPE, shapes[1]),
+        (AT_L2_CACHESHAPE, shapes[2]),
+        (AT_L3_CACHESHAPE, shapes[3]),
         (AT_HWCAP, elf_hwcap(spec.model)),
         (AT_PAGESZ, PAGE_SIZE),
         (AT_CLKTCK, 100),
