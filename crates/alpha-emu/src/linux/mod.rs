@@ -259,6 +259,8 @@ pub struct Process {
     pub exe_path: std::path::PathBuf,
     /// Exit status of the last thread that called `exit`.
     pub last_exit: u8,
+    /// The running thread asked to give up the processor (`sched_yield`).
+    pub yield_now: bool,
 }
 
 /// How the personality describes an instruction in diagnostics: the
@@ -383,6 +385,7 @@ impl Process {
             symbols,
             exe_path: std::fs::canonicalize(&execfn).unwrap_or_else(|_| execfn.clone().into()),
             last_exit: 0,
+            yield_now: false,
         })
     }
 
@@ -468,6 +471,7 @@ impl Process {
                 return self.finish(host, exit);
             }
             if matches!(ev, Event::BudgetExhausted)
+                || std::mem::take(&mut self.yield_now)
                 || self.threads[t].state != ThreadState::Runnable
             {
                 // Each thread has its own CPU, so switching threads is

@@ -319,9 +319,13 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
         256 => R(osf_getsysinfo(p, c, a[0], a[1], a[2])),
         257 => R(osf_setsysinfo(p, c, a[0], a[1], a[2])),
         312 => super::thread::clone(p, c, a),
-        334 => R(Ok(0)),
+        // sched_yield, nanosleep: give the other threads a turn (guest
+        // time advances with instructions, so sleeping is yielding).
+        334 | 340 | 422 => {
+            p.yield_now = true;
+            R(Ok(0))
+        }
         339 => R(uname(p, a[0])),
-        340 | 422 => R(Ok(0)),
         348 => R(Err(EINVAL)),
         349 => R(pread(p, a[0], a[1], a[2], a[3])),
         352 => R(rt_sigaction(p, a[0], a[1], a[2], a[3], a[4])),
