@@ -206,3 +206,47 @@ fn bad_input_dynamic_program_without_sysroot_interpreter_is_one_line() {
     let (e, _) = run(&bin, "ev67", |_| {});
     assert_eq!(e, Exit::Exited(3));
 }
+
+const PIPE_THREADS: &str = r#"
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+static int fds[2];
+static void *producer(void *arg) {
+    (void)arg;
+    for (volatile long i = 0; i < 200000; i++) ;   /* let main block first */
+    write(fds[1], "ping", 4);
+    close(fds[1]);
+    return 0;
+}
+int main(void) {
+    pthread_t t;
+    char buf[16];
+    pipe(fds);
+    pthread_create(&t, 0, producer, 0);
+    ssize_t n = read(fds[0], buf, sizeof buf);
+    ssize_t m = read(fds[0], buf + 4, sizeof buf - 4);
+    pthread_join(t, 0);
+    printf("read %zd then %zd: %.4s\n", n, m, buf);
+    return 0;
+}
+"#;
+
+#[test]
+fn order_read_of_an_empty_pipe_waits_for_the_writer_thread() {
+    let Some(gcc) = gcc("order_pipe_threads") else {
+        return;
+    };
+    let dir = testkit::scratch_dir("linux_glibc_pipe");
+    let bin = build(&gcc, &dir, "pipe", PIPE_THREADS, &["-pthread"]);
+    for q in [50, 10_000] {
+        let (e, host) = run(&bin, "ev67", |o| o.quantum = Some(q));
+        assert_eq!(e, Exit::Exited(0), "quantum {q}: {:?}", host.diags);
+        // The first read waits for "ping"; the second sees end of file.
+        assert_eq!(
+            String::from_utf8_lossy(&host.stdout),
+            "read 4 then 0: ping\n",
+            "quantum {q}"
+        );
+    }
+}

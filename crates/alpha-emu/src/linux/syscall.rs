@@ -124,6 +124,8 @@ pub enum Outcome {
     NoResult,
     /// The whole process exits with this status.
     Exit(u8),
+    /// The call would block: run other threads, then execute it again.
+    Restart,
 }
 
 /// Read a NUL-terminated guest string (at most PATH_MAX bytes).
@@ -208,6 +210,14 @@ pub fn callsys(p: &mut Process, host: &mut dyn Host, c: usize) -> Option<Exit> {
             }
             Some(Exit::Exited(s))
         }
+        Outcome::Restart => {
+            // Back to the CALL_PAL with v0/a0-a5 untouched, as the kernel's
+            // syscall restart does (pc -= 4), after the other threads ran.
+            let cpu = &mut p.machine.cpus[c];
+            cpu.pc = cpu.pc.wrapping_sub(4);
+            p.yield_now = true;
+            None
+        }
         Outcome::NoResult => {
             if let Some(pre) = pre {
                 host.trace(&format!("{pre} = ?"));
@@ -238,6 +248,7 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
     match nr {
         SYS_EXIT => exit_thread(p, a[0] as u8),
         SYS_EXIT_GROUP => Outcome::Exit(a[0] as u8),
+        SYS_READ | 120 if must_wait(p, a[0]) => Outcome::Restart,
         SYS_READ => R(read(p, host, a[0], a[1], a[2])),
         SYS_WRITE => R(write(p, host, a[0], a[1], a[2])),
         6 => R(p.fds.close(a[0]).map(|_| 0)),
@@ -352,6 +363,25 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
         522 | 527 => R(Err(ENOSYS)),
         _ => R(Err(ENOSYS)),
     }
+}
+
+/// Would a read of `fd` block (an empty pipe whose writers are still
+/// open) while another thread can run and fill it? With no other runnable
+/// thread the read returns EAGAIN instead of hanging the run.
+fn must_wait(p: &Process, fd: u64) -> bool {
+    let Ok(f) = p.fds.get(fd) else { return false };
+    let empty_open = match &*f.obj.borrow() {
+        Object::PipeRead(pb) => {
+            let pb = pb.borrow();
+            pb.data.is_empty() && pb.writers > 0
+        }
+        _ => false,
+    };
+    empty_open
+        && p.threads
+            .iter()
+            .enumerate()
+            .any(|(i, t)| i != p.cur && t.state == ThreadState::Runnable)
 }
 
 fn exit_thread(p: &mut Process, status: u8) -> Outcome {
