@@ -3,9 +3,9 @@
 pub mod asm;
 pub mod bench;
 pub mod demo;
+pub mod disasm;
 pub mod pto_asm;
 pub mod pto_run;
-pub mod disasm;
 pub mod run;
 pub mod scan;
 
