@@ -250,3 +250,47 @@ fn order_read_of_an_empty_pipe_waits_for_the_writer_thread() {
         );
     }
 }
+
+const THREAD_KILL: &str = r#"
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+static volatile pid_t handled_by, worker_tid;
+static volatile int stop;
+static void on_usr1(int sig) { (void)sig; handled_by = gettid(); }
+static void *worker(void *arg) {
+    (void)arg;
+    worker_tid = gettid();
+    while (!stop) sched_yield();
+    return 0;
+}
+int main(void) {
+    signal(SIGUSR1, on_usr1);
+    pthread_t t;
+    pthread_create(&t, 0, worker, 0);
+    while (!worker_tid) sched_yield();
+    pthread_kill(t, SIGUSR1);
+    while (!handled_by) sched_yield();
+    stop = 1;
+    pthread_join(t, 0);
+    printf("handled by worker %d, not main %d\n", handled_by == worker_tid, handled_by != getpid());
+    return 0;
+}
+"#;
+
+#[test]
+fn order_pthread_kill_runs_the_handler_in_the_target_thread() {
+    let Some(gcc) = gcc("order_pthread_kill") else {
+        return;
+    };
+    let dir = testkit::scratch_dir("linux_glibc_pthread_kill");
+    let bin = build(&gcc, &dir, "tkill", THREAD_KILL, &["-pthread"]);
+    let (e, host) = run(&bin, "ev67", |o| o.quantum = Some(1000));
+    assert_eq!(e, Exit::Exited(0), "{:?}", host.diags);
+    assert_eq!(
+        String::from_utf8_lossy(&host.stdout),
+        "handled by worker 1, not main 1\n"
+    );
+}

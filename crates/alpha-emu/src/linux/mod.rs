@@ -569,7 +569,12 @@ impl Process {
         {
             return;
         }
-        if !self.signals.pending.iter().any(|p| p.signo == sig) {
+        if !self
+            .signals
+            .pending
+            .iter()
+            .any(|p| p.signo == sig && p.target == info.target)
+        {
             self.signals.pending.push(info);
         }
     }
@@ -586,6 +591,7 @@ impl Process {
             .pending
             .iter()
             .enumerate()
+            .filter(|(_, i)| i.target == 0 || i.target == self.threads[t].tid)
             .filter(|(_, i)| i.signo == signal::SIGKILL || mask & signal::bit(i.signo) == 0)
             .min_by_key(|(_, i)| i.signo)
             .map(|(k, _)| k)?;

@@ -107,6 +107,8 @@ pub struct Info {
     pub pid: u32,
     pub uid: u32,
     pub is_kill: bool,
+    /// Thread the signal was sent to (`tkill`/`tgkill`), 0 for the process.
+    pub target: u32,
 }
 
 /// The alternate signal stack (`stack_t`).

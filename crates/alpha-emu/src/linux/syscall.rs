@@ -1088,6 +1088,7 @@ fn kill(p: &mut Process, target: i64, sig: u64, thread: bool) -> Result<u64, u64
         uid: 1000,
         is_kill: true,
         addr: 0,
+        target: if thread { target as u32 } else { 0 },
     });
     Ok(0)
 }
@@ -1178,7 +1179,13 @@ fn osf_sigprocmask(p: &mut Process, how: u64, set: u64) -> Result<u64, u64> {
 
 fn rt_sigpending(p: &mut Process, set: u64) -> Result<u64, u64> {
     let mut bits = 0u64;
-    for i in &p.signals.pending {
+    let me = p.threads[p.cur].tid;
+    for i in p
+        .signals
+        .pending
+        .iter()
+        .filter(|i| i.target == 0 || i.target == me)
+    {
         bits |= signal::bit(i.signo);
     }
     bits &= p.threads[p.cur].sigmask;
