@@ -21,6 +21,14 @@
 //!   [`asl/tile/model/memory/load-store.asl`, `shared-movement.asl`].
 //! - [`bundle`]: the bundle machine: command execution, bindings, commit
 //!   [`asl/block/model/**`].
+//! - `rows` (private): the row-run fast path of [`memory`], observably
+//!   identical to its per-element path (property-tested).
+//!
+//! Invariants: every GM address of a TLOAD/TSTORE comes from
+//! [`addressing::tile_memory_strided_byte_address`] (ADR 0074's byte row
+//! stride) except under the opt-in `--element-stride` what-if; nothing but
+//! [`forms::FORMS`] knows an encoding; a faulting transfer changes nothing
+//! but `_LastFault` (complete preflight before the first effect).
 
 pub mod addressing;
 pub mod asm;
