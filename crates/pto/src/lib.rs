@@ -7,20 +7,20 @@
 //!
 //! Module map (ASL unit in brackets):
 //! - [`types`]: DataType, TileLayout, TileLocation, Fault
-//!   [`asl/arch/data-types/*`].
-//! - [`gm`]: global memory, dense or sparse [`asl/arch/memory-model/*`].
+//!   (`asl/arch/data-types/*`).
+//! - [`gm`]: global memory, dense or sparse (`asl/arch/memory-model/*`).
 //! - [`tile`]: Local tile registers, descriptors, allocation and capacity
-//!   [`asl/tile/model/state/*`].
-//! - [`shared`]: Shared tile registers S0..S255 [`asl/tile/model/state/shared-registers.asl`].
+//!   (`asl/tile/model/state/*`).
+//! - [`shared`]: Shared tile registers S0..S255 (`asl/tile/model/state/shared-registers.asl`).
 //! - [`addressing`]: GM byte address of a tile element, ADR 0074
-//!   [`asl/tile/model/memory/stride.asl`].
+//!   (`asl/tile/model/memory/stride.asl`).
 //! - [`forms`]: the one table of command/tile encodings on this path.
 //! - [`asm`]: assembler and disassembler driven by [`forms`].
 //! - [`machine`]: the machine and its state primitives.
 //! - [`memory`]: TLOAD/TSTORE of Local and Shared tiles, preflight, commit
-//!   [`asl/tile/model/memory/load-store.asl`, `shared-movement.asl`].
+//!   (`asl/tile/model/memory/load-store.asl`, `shared-movement.asl`).
 //! - [`bundle`]: the bundle machine: command execution, bindings, commit
-//!   [`asl/block/model/**`].
+//!   (`asl/block/model/**`).
 //! - `rows` (private): the row-run fast path of [`memory`], observably
 //!   identical to its per-element path (property-tested).
 //!
