@@ -294,3 +294,45 @@ fn order_pthread_kill_runs_the_handler_in_the_target_thread() {
         "handled by worker 1, not main 1\n"
     );
 }
+
+const SUSPEND: &str = r#"
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+static volatile int got;
+static void on_usr1(int sig) { got = sig; }
+int main(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_usr1;
+    sigaction(SIGUSR1, &sa, 0);
+    sigset_t block, old, wait;
+    sigemptyset(&block);
+    sigaddset(&block, SIGUSR1);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    kill(getpid(), SIGUSR1);
+    printf("before suspend %d\n", got);
+    sigemptyset(&wait);
+    int r = sigsuspend(&wait);
+    sigset_t now;
+    sigprocmask(SIG_SETMASK, 0, &now);
+    printf("after suspend %d r %d usr1-still-blocked %d\n", got == SIGUSR1, r, sigismember(&now, SIGUSR1));
+    return 0;
+}
+"#;
+
+#[test]
+fn signal_sigsuspend_delivers_the_pending_signal_and_restores_the_mask() {
+    let Some(gcc) = gcc("signal_sigsuspend") else {
+        return;
+    };
+    let dir = testkit::scratch_dir("linux_glibc_sigsuspend");
+    let bin = build(&gcc, &dir, "suspend", SUSPEND, &[]);
+    let (e, host) = run(&bin, "ev56", |_| {});
+    assert_eq!(e, Exit::Exited(0), "{:?}", host.diags);
+    assert_eq!(
+        String::from_utf8_lossy(&host.stdout),
+        "before suspend 0\nafter suspend 1 r -1 usr1-still-blocked 1\n"
+    );
+}

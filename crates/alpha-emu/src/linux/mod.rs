@@ -227,6 +227,9 @@ pub struct Thread {
     pub clear_child_tid: u64,
     /// Unaligned-access control bits (UAC_*).
     pub uac: u64,
+    /// The mask to restore after a handler that interrupted `rt_sigsuspend`
+    /// (the kernel's saved_sigmask).
+    pub saved_mask: Option<u64>,
     pub state: ThreadState,
 }
 
@@ -373,6 +376,7 @@ impl Process {
                 },
                 clear_child_tid: 0,
                 uac: 0,
+                saved_mask: None,
                 state: ThreadState::Runnable,
             }],
             cur: 0,
@@ -535,8 +539,9 @@ impl Process {
         act: &signal::Action,
         info: &signal::Info,
     ) -> Result<(), signal::FrameFault> {
+        let saved = self.threads[t].saved_mask.take();
         let th = &self.threads[t];
-        let old_mask = th.sigmask;
+        let old_mask = saved.unwrap_or(th.sigmask);
         let alt = th.altstack;
         let c = th.cpu;
         signal::setup_frame(
@@ -547,7 +552,11 @@ impl Process {
             old_mask,
             &alt,
         )?;
-        let mut mask = old_mask | act.mask;
+        let mut mask = self.threads[t].sigmask | act.mask;
+        if saved.is_some() {
+            // After sigsuspend the handler runs with the caller's real mask.
+            mask = old_mask | act.mask;
+        }
         if act.flags & signal::SA_NODEFER == 0 {
             mask |= signal::bit(info.signo);
         }
@@ -606,14 +615,15 @@ impl Process {
                 return None;
             }
             let pc = self.machine.cpus[self.threads[t].cpu].pc;
-            return self.kill(
-                sig,
-                &signal::name(sig),
-                format!(
-                    "sent by the guest (kill/tgkill), thread {} at pc 0x{pc:x}",
-                    self.threads[t].tid
-                ),
-            );
+            let tid = self.threads[t].tid;
+            let what = if info.is_kill {
+                format!("sent by the guest (kill/tgkill), thread {tid} at pc 0x{pc:x}")
+            } else if sig != signal::SIGKILL {
+                format!("thread {tid} at pc 0x{pc:x}: sigreturn found no readable signal frame")
+            } else {
+                format!("thread {tid} at pc 0x{pc:x} waits for a signal that nothing can send (deadlock)")
+            };
+            return self.kill(sig, &signal::name(sig), what);
         }
         if self.enter_handler(t, &act, &info).is_err() {
             return self.kill(

@@ -76,6 +76,7 @@ const TABLE: &[(u64, &str, &str)] = &[
     (352, "rt_sigaction", "dxxdx"),
     (353, "rt_sigprocmask", "dxxd"),
     (354, "rt_sigpending", "xd"),
+    (357, "rt_sigsuspend", "xd"),
     (359, "gettimeofday", "xx"),
     (367, "getcwd", "xd"),
     (377, "getdents64", "dxd"),
@@ -342,6 +343,7 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
         352 => R(rt_sigaction(p, a[0], a[1], a[2], a[3], a[4])),
         353 => R(rt_sigprocmask(p, a[0], a[1], a[2], a[3])),
         354 => R(rt_sigpending(p, a[0])),
+        357 => rt_sigsuspend(p, a[0], a[1]),
         367 => R(getcwd(p, a[0], a[1])),
         377 => R(getdents64(p, a[0], a[1], a[2])),
         378 => R(Ok(p.threads[p.cur].tid as u64)),
@@ -1177,6 +1179,45 @@ fn osf_sigprocmask(p: &mut Process, how: u64, set: u64) -> Result<u64, u64> {
     apply_mask(p, how, set)
 }
 
+/// `rt_sigsuspend(mask)`: wait with `mask` until a signal is delivered,
+/// then return EINTR; the handler's frame records the caller's own mask.
+/// While nothing can be delivered the call is restarted after the other
+/// threads run; with no other thread it would block forever (a deadlock).
+fn rt_sigsuspend(p: &mut Process, set: u64, size: u64) -> Outcome {
+    if size != 8 {
+        return Outcome::Return(Err(EINVAL));
+    }
+    let new = match read_u64(p, set) {
+        Ok(v) => v & !UNBLOCKABLE,
+        Err(e) => return Outcome::Return(Err(e)),
+    };
+    let me = p.threads[p.cur].tid;
+    let deliverable = p.signals.pending.iter().any(|i| {
+        (i.target == 0 || i.target == me)
+            && (i.signo == signal::SIGKILL || new & signal::bit(i.signo) == 0)
+    });
+    if deliverable {
+        let t = p.cur;
+        p.threads[t].saved_mask = Some(p.threads[t].sigmask);
+        p.threads[t].sigmask = new;
+        return Outcome::Return(Err(EINTR));
+    }
+    let others = p
+        .threads
+        .iter()
+        .enumerate()
+        .any(|(i, t)| i != p.cur && t.state == ThreadState::Runnable);
+    if others {
+        Outcome::Restart
+    } else {
+        p.send(Info {
+            signo: signal::SIGKILL,
+            ..Default::default()
+        });
+        Outcome::Return(Err(EINTR))
+    }
+}
+
 fn rt_sigpending(p: &mut Process, set: u64) -> Result<u64, u64> {
     let mut bits = 0u64;
     let me = p.threads[p.cur].tid;
@@ -1247,8 +1288,10 @@ fn sigreturn(p: &mut Process, c: usize, frame: u64, rt: bool) -> Outcome {
             Outcome::NoResult
         }
         Err(signal::FrameFault) => {
+            // do_sigreturn's give_sigsegv: force_sig(SIGSEGV).
             p.send(Info {
-                signo: signal::SIGKILL,
+                signo: signal::SIGSEGV,
+                code: 0x80, // SI_KERNEL
                 ..Default::default()
             });
             Outcome::NoResult

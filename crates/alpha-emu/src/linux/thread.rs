@@ -67,6 +67,7 @@ pub fn clone(p: &mut Process, c: usize, a: [u64; 6]) -> Outcome {
             0
         },
         uac: me.uac,
+        saved_mask: None,
         state: ThreadState::Runnable,
     });
     Outcome::Return(Ok(tid as u64))
