@@ -23,7 +23,8 @@ const AT_REMOVEDIR: u64 = 0x200;
 const AT_EMPTY_PATH: u64 = 0x1000;
 
 /// (number, name, argument kinds) for `--strace`. Kinds: `d` decimal,
-/// `x` hex, `s` string, `f` fd or AT_FDCWD, `o` octal.
+/// `x` hex, `s` string, `f` fd or AT_FDCWD, `o` octal, `O` open flags,
+/// `P` PROT_ bits, `M` MAP_ flags (spelled as qemu's -strace spells them).
 const TABLE: &[(u64, &str, &str)] = &[
     (1, "exit", "d"),
     (3, "read", "dxd"),
@@ -39,7 +40,7 @@ const TABLE: &[(u64, &str, &str)] = &[
     (37, "kill", "dd"),
     (41, "dup", "d"),
     (42, "pipe", ""),
-    (45, "open", "sxo"),
+    (45, "open", "sOo"),
     (47, "getxgid", ""),
     (48, "osf_sigprocmask", "dx"),
     (54, "ioctl", "dxx"),
@@ -47,9 +48,9 @@ const TABLE: &[(u64, &str, &str)] = &[
     (64, "getpagesize", ""),
     (67, "stat", "sx"),
     (68, "lstat", "sx"),
-    (71, "mmap", "xxxxdx"),
+    (71, "mmap", "xxPMdx"),
     (73, "munmap", "xx"),
-    (74, "mprotect", "xxx"),
+    (74, "mprotect", "xxP"),
     (75, "madvise", "xxd"),
     (90, "dup2", "dd"),
     (91, "fstat", "dx"),
@@ -92,7 +93,7 @@ const TABLE: &[(u64, &str, &str)] = &[
     (425, "stat64", "sx"),
     (426, "lstat64", "sx"),
     (427, "fstat64", "dx"),
-    (450, "openat", "fsxo"),
+    (450, "openat", "fsOo"),
     (451, "mkdirat", "fso"),
     (455, "fstatat64", "fsxx"),
     (456, "unlinkat", "fsx"),
@@ -163,6 +164,46 @@ fn put(p: &mut Process, addr: u64, bytes: &[u8]) -> Result<(), u64> {
     p.machine.mem.write_user(addr, bytes).map_err(|_| EFAULT)
 }
 
+const OPEN_FLAGS: &[(u64, &str)] = &[
+    (fs::O_CREAT, "O_CREAT"),
+    (fs::O_EXCL, "O_EXCL"),
+    (fs::O_TRUNC, "O_TRUNC"),
+    (fs::O_APPEND, "O_APPEND"),
+    (fs::O_NONBLOCK, "O_NONBLOCK"),
+    (fs::O_DIRECTORY, "O_DIRECTORY"),
+    (fs::O_CLOEXEC, "O_CLOEXEC"),
+];
+const PROT_FLAGS: &[(u64, &str)] = &[(4, "PROT_EXEC"), (1, "PROT_READ"), (2, "PROT_WRITE")];
+const MAP_FLAGS: &[(u64, &str)] = &[
+    (0x01, "MAP_SHARED"),
+    (0x02, "MAP_PRIVATE"),
+    (0x10, "MAP_ANONYMOUS"),
+    (0x100, "MAP_FIXED"),
+    (0x2000, "MAP_DENYWRITE"),
+    (0x80000, "MAP_STACK"),
+];
+
+/// `A|B|…` for the bits of `v` named in `names`; `base` (< 4) picks a
+/// leading access-mode name; bits without a name are printed in hex.
+fn flag_names(v: u64, base: u64, names: &[(u64, &str)], modes: [&str; 4]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut rest = v;
+    if base < 4 {
+        parts.push(modes[base as usize].to_string());
+        rest &= !3;
+    }
+    for (bit, name) in names {
+        if rest & bit != 0 {
+            parts.push(name.to_string());
+            rest &= !bit;
+        }
+    }
+    if rest != 0 || parts.is_empty() {
+        parts.push(format!("0x{rest:x}"));
+    }
+    parts.join("|")
+}
+
 fn strace_args(p: &Process, nr: u64, a: &[u64; 6]) -> String {
     let kinds = TABLE.iter().find(|e| e.0 == nr).map_or("xxx", |e| e.2);
     let mut parts = Vec::new();
@@ -173,6 +214,15 @@ fn strace_args(p: &Process, nr: u64, a: &[u64; 6]) -> String {
             'o' => format!("0{v:o}"),
             'f' if v == AT_FDCWD => "AT_FDCWD".to_string(),
             'f' => format!("{}", v as i64),
+            'O' => flag_names(
+                v,
+                v & 3,
+                OPEN_FLAGS,
+                ["O_RDONLY", "O_WRONLY", "O_RDWR", "3"],
+            ),
+            'P' if v == 0 => "PROT_NONE".to_string(),
+            'P' => flag_names(v, 4, PROT_FLAGS, ["", "", "", ""]),
+            'M' => flag_names(v, 4, MAP_FLAGS, ["", "", "", ""]),
             's' => match read_cstr(p, v) {
                 Ok(s) => format!("\"{}\"", String::from_utf8_lossy(&s)),
                 Err(_) => format!("0x{v:x}"),
