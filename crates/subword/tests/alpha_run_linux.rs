@@ -74,7 +74,11 @@ fn cli_dynamic_glibc_program_runs_with_sysroot_and_strace() {
     // The loader opens libc through the sysroot, maps it, and the program
     // writes and exits; each line is `TID name(args) = result`.
     assert!(
-        err.contains("openat(AT_FDCWD,\"/lib/libc.so.6.1\""),
+        err.contains("openat(AT_FDCWD,\"/lib/libc.so.6.1\",O_RDONLY|O_CLOEXEC,"),
+        "{err}"
+    );
+    assert!(
+        err.contains(",PROT_READ|PROT_WRITE,MAP_PRIVATE|MAP_ANONYMOUS,-1,"),
         "{err}"
     );
     assert!(
