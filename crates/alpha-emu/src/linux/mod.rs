@@ -459,21 +459,15 @@ impl Process {
                     }
                 }
             }
-            if let Some(exit) = self.deliver_pending(host) {
-                return self.finish(host, exit);
-            }
             let t = self.cur;
-            let c = self.threads[t].cpu;
             let mut budget = self.quantum;
             if let Some(m) = max_insns {
                 budget = budget.min(m - self.insns);
             }
-            let before = self.machine.cpus[c].icount;
-            let ev = self.machine.run(c, budget);
-            self.insns += self.machine.cpus[c].icount - before;
-            if let Some(exit) = self.handle(host, c, ev) {
-                return self.finish(host, exit);
-            }
+            let ev = match self.step_thread(host, t, budget) {
+                Ok(ev) => ev,
+                Err(exit) => return exit,
+            };
             if matches!(ev, Event::BudgetExhausted)
                 || std::mem::take(&mut self.yield_now)
                 || self.threads[t].state != ThreadState::Runnable
@@ -486,6 +480,40 @@ impl Process {
                 }
             }
         }
+    }
+
+    /// Threads that can run now (indices into `threads`).
+    pub fn runnable(&self) -> Vec<usize> {
+        (0..self.threads.len())
+            .filter(|&i| self.threads[i].state == ThreadState::Runnable)
+            .collect()
+    }
+
+    /// Run thread `t` (which must be runnable) for at most `budget`
+    /// instructions: first its deliverable pending signals, then its CPU
+    /// until the budget or its first event, which is handled (system call,
+    /// fix-up, signal). Returns the event, or the end of the process (its
+    /// diagnosis already reported). This is the scheduler's primitive: the
+    /// round-robin loop of [`Process::run`] calls it with the quantum, and a
+    /// schedule explorer can call it with budget 1 for the thread it picks.
+    pub fn step_thread(
+        &mut self,
+        host: &mut dyn Host,
+        t: usize,
+        budget: u64,
+    ) -> Result<Event, Exit> {
+        self.cur = t;
+        if let Some(exit) = self.deliver_pending(host) {
+            return Err(self.finish(host, exit));
+        }
+        let c = self.threads[t].cpu;
+        let before = self.machine.cpus[c].icount;
+        let ev = self.machine.run(c, budget);
+        self.insns += self.machine.cpus[c].icount - before;
+        if let Some(exit) = self.handle(host, c, ev) {
+            return Err(self.finish(host, exit));
+        }
+        Ok(ev)
     }
 
     fn finish(&self, host: &mut dyn Host, exit: Exit) -> Exit {
