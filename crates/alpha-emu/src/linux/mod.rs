@@ -842,7 +842,7 @@ impl Process {
                     signal::Info {
                         signo: sig,
                         code: si_code,
-                        addr: at + 4,
+                        addr: at.wrapping_add(4),
                         ..Default::default()
                     },
                     format!("{w}: gentrap {code}"),

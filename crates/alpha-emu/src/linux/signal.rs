@@ -232,7 +232,11 @@ pub fn setup_frame(
         && alt.flags & SS_DISABLE == 0
         && alt.size != 0
         && !on_stack(alt, oldsp);
-    let base = if use_alt { alt.sp + alt.size } else { oldsp };
+    let base = if use_alt {
+        alt.sp.wrapping_add(alt.size)
+    } else {
+        oldsp
+    };
     let onstack = use_alt || on_stack(alt, oldsp);
     let rt = act.flags & SA_SIGINFO != 0;
     let size = if rt { RT_SIZE } else { FRAME_SIZE };
@@ -273,7 +277,7 @@ pub fn setup_frame(
         put4(&mut b, retcode_at, INSN_MOV_R30_R16);
         put4(&mut b, retcode_at + 4, INSN_LDI_R0 + nr as u32);
         put4(&mut b, retcode_at + 8, INSN_CALLSYS);
-        r26 = frame + retcode_at as u64;
+        r26 = frame.wrapping_add(retcode_at as u64);
     }
     mem.write_user(frame, &b).map_err(|_| FrameFault)?;
     cpu.r[26] = r26;
@@ -282,10 +286,10 @@ pub fn setup_frame(
     cpu.r[16] = info.signo as u64;
     if rt {
         cpu.r[17] = frame;
-        cpu.r[18] = frame + RT_UC as u64;
+        cpu.r[18] = frame.wrapping_add(RT_UC as u64);
     } else {
         cpu.r[17] = 0;
-        cpu.r[18] = frame + sc_at as u64;
+        cpu.r[18] = frame.wrapping_add(sc_at as u64);
     }
     cpu.r[30] = frame;
     Ok(())
@@ -308,9 +312,9 @@ pub fn restore_sigcontext(mem: &Memory, cpu: &mut Cpu, sc: u64) -> Result<u64, F
 /// `rt_sigreturn(frame)`: the mask comes from `uc_sigmask`.
 pub fn rt_sigreturn(mem: &Memory, cpu: &mut Cpu, frame: u64) -> Result<u64, FrameFault> {
     let mut m = [0u8; 8];
-    mem.read_user(frame + (RT_UC + UC_SIGMASK) as u64, &mut m)
+    mem.read_user(frame.wrapping_add((RT_UC + UC_SIGMASK) as u64), &mut m)
         .map_err(|_| FrameFault)?;
-    restore_sigcontext(mem, cpu, frame + (RT_UC + UC_MCONTEXT) as u64)?;
+    restore_sigcontext(mem, cpu, frame.wrapping_add((RT_UC + UC_MCONTEXT) as u64))?;
     Ok(u64::from_le_bytes(m))
 }
 

@@ -691,8 +691,8 @@ fn readv_writev(
     }
     let mut total = 0u64;
     for i in 0..cnt {
-        let base = read_u64(p, iov + 16 * i)?;
-        let len = read_u64(p, iov + 16 * i + 8)?;
+        let base = read_u64(p, iov.wrapping_add(16 * i))?;
+        let len = read_u64(p, iov.wrapping_add(16 * i + 8))?;
         if len == 0 {
             continue;
         }
@@ -1162,8 +1162,8 @@ fn rt_sigaction(
     let new = if act != 0 {
         // Kernel struct sigaction on Alpha: handler, flags (8), mask (8).
         let h = read_u64(p, act)?;
-        let f = read_u64(p, act + 8)?;
-        let m = read_u64(p, act + 16)?;
+        let f = read_u64(p, act.wrapping_add(8))?;
+        let m = read_u64(p, act.wrapping_add(16))?;
         if sig as u8 == signal::SIGKILL || sig as u8 == signal::SIGSTOP {
             return Err(EINVAL);
         }
@@ -1305,8 +1305,8 @@ fn sigaltstack(p: &mut Process, ss: u64, oss: u64) -> Result<u64, u64> {
             return Err(EPERM);
         }
         let sp = read_u64(p, ss)?;
-        let flags = read_u32(p, ss + 8)? as u64;
-        let size = read_u64(p, ss + 16)?;
+        let flags = read_u32(p, ss.wrapping_add(8))? as u64;
+        let size = read_u64(p, ss.wrapping_add(16))?;
         if flags & !(signal::SS_DISABLE | signal::SS_ONSTACK) != 0 {
             return Err(EINVAL);
         }
@@ -1388,8 +1388,8 @@ fn osf_setsysinfo(p: &mut Process, c: usize, op: u64, buf: u64, n: u64) -> Resul
         }
         SSI_NVPAIRS => {
             for i in 0..n.min(64) {
-                let name = read_u32(p, buf + 8 * i)? as u64;
-                let val = read_u32(p, buf + 8 * i + 4)? as u64;
+                let name = read_u32(p, buf.wrapping_add(8 * i))? as u64;
+                let val = read_u32(p, buf.wrapping_add(8 * i + 4))? as u64;
                 match name {
                     SSIN_UACPROC => {
                         p.threads[p.cur].uac =
