@@ -9,6 +9,8 @@ use alpha_emu::{Event, Machine};
 
 pub fn run() -> CmdResult {
     alpha_demo().map_err(crate::Failure)?;
+    println!();
+    super::demo_pto::pto_demo().map_err(crate::Failure)?;
     Ok(crate::Outcome::Status(0))
 }
 
