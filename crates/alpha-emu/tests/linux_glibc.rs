@@ -379,3 +379,66 @@ fn order_an_explorer_can_pick_the_thread_for_every_few_instructions() {
         assert!(switches > 1000, "seed {seed}: {switches}");
     }
 }
+
+const FUTEX_EINTR: &str = r#"
+#define _GNU_SOURCE
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+static int word;
+static volatile int handled;
+static volatile pid_t worker_tid;
+static void on_sig(int sig) { handled += sig; }
+static void *worker(void *arg) {
+    (void)arg;
+    worker_tid = gettid();
+    long r = syscall(SYS_futex, &word, FUTEX_WAIT, 0, 0, 0, 0);
+    printf("futex %ld handled %d\n", r, handled);
+    handled = 0;
+    r = syscall(SYS_futex, &word, FUTEX_WAIT, 0, 0, 0, 0);
+    printf("futex %ld handled %d word %d\n", r, handled, word);
+    return 0;
+}
+int main(void) {
+    struct sigaction sa = { 0 };
+    sa.sa_handler = on_sig;
+    sigaction(SIGUSR1, &sa, 0);          /* no SA_RESTART: EINTR */
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGUSR2, &sa, 0);          /* SA_RESTART: the wait resumes */
+    pthread_t t;
+    pthread_create(&t, 0, worker, 0);
+    while (!worker_tid) sched_yield();
+    for (int i = 0; i < 50; i++) sched_yield();   /* let it block */
+    pthread_kill(t, SIGUSR1);
+    while (handled) sched_yield();
+    for (int i = 0; i < 50; i++) sched_yield();
+    pthread_kill(t, SIGUSR2);
+    for (int i = 0; i < 50; i++) sched_yield();
+    __atomic_store_n(&word, 1, __ATOMIC_SEQ_CST);
+    syscall(SYS_futex, &word, FUTEX_WAKE, 1, 0, 0, 0);
+    pthread_join(t, 0);
+    return 0;
+}
+"#;
+
+#[test]
+fn signal_interrupts_a_futex_wait_with_eintr_or_restarts_it_with_sa_restart() {
+    let Some(gcc) = gcc("signal_futex_eintr") else {
+        return;
+    };
+    let dir = testkit::scratch_dir("linux_glibc_futex_eintr");
+    let bin = build(&gcc, &dir, "eintr", FUTEX_EINTR, &["-pthread"]);
+    let (e, host) = run(&bin, "ev67", |o| o.quantum = Some(1000));
+    assert_eq!(e, Exit::Exited(0), "{:?}", host.diags);
+    // Without SA_RESTART syscall() returns -1 (EINTR) after the handler
+    // (SIGUSR1 = 30 on Alpha); with SA_RESTART the wait resumes and ends
+    // with the FUTEX_WAKE (0), after the SIGUSR2 (31) handler ran. The
+    // same output as qemu-alpha.
+    assert_eq!(
+        String::from_utf8_lossy(&host.stdout),
+        "futex -1 handled 30\nfutex 0 handled 31 word 1\n"
+    );
+}

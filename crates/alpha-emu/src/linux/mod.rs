@@ -614,6 +614,35 @@ impl Process {
         {
             self.signals.pending.push(info);
         }
+        // A thread blocked in futex wait that can take the signal is woken
+        // with EINTR, or restarted after the handler with SA_RESTART —
+        // unless a runnable thread can take a process-directed signal.
+        let can_take = |t: &Thread| {
+            (info.target == 0 || info.target == t.tid)
+                && (sig == signal::SIGKILL || t.sigmask & signal::bit(sig) == 0)
+        };
+        let runnable_taker = self
+            .threads
+            .iter()
+            .any(|t| t.state == ThreadState::Runnable && can_take(t));
+        if !runnable_taker {
+            if let Some(i) = self
+                .threads
+                .iter()
+                .position(|t| matches!(t.state, ThreadState::FutexWait { .. }) && can_take(t))
+            {
+                if act.flags & signal::SA_RESTART != 0 {
+                    // SA_RESTART: after the handler the wait starts again
+                    // (futex_wait's -ERESTARTSYS): back to the CALL_PAL
+                    // with v0 and a0-a5 as they were.
+                    self.threads[i].state = ThreadState::Runnable;
+                    let cpu = &mut self.machine.cpus[self.threads[i].cpu];
+                    cpu.pc = cpu.pc.wrapping_sub(4);
+                } else {
+                    self.wake_thread(i, Err(errno::EINTR));
+                }
+            }
+        }
     }
 
     /// Deliver the lowest unblocked pending signal to the running thread.

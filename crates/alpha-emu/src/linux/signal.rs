@@ -25,6 +25,7 @@ pub const SIGINFO: u8 = 29;
 
 // sa_flags (asm/signal.h).
 pub const SA_ONSTACK: u64 = 0x1;
+pub const SA_RESTART: u64 = 0x2;
 pub const SA_NODEFER: u64 = 0x8;
 pub const SA_RESETHAND: u64 = 0x10;
 pub const SA_SIGINFO: u64 = 0x40;
