@@ -159,12 +159,12 @@ pub fn pipe(flags: u64) -> (Fd, Fd) {
         Fd {
             obj: Rc::new(RefCell::new(Object::PipeRead(buf.clone()))),
             cloexec,
-            flags: 0,
+            flags: flags & O_NONBLOCK,
         },
         Fd {
             obj: Rc::new(RefCell::new(Object::PipeWrite(buf))),
             cloexec,
-            flags: O_WRONLY,
+            flags: O_WRONLY | (flags & O_NONBLOCK),
         },
     )
 }

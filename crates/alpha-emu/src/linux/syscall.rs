@@ -422,6 +422,9 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
 /// thread the read returns EAGAIN instead of hanging the run.
 fn must_wait(p: &Process, fd: u64) -> bool {
     let Ok(f) = p.fds.get(fd) else { return false };
+    if f.flags & fs::O_NONBLOCK != 0 {
+        return false;
+    }
     let empty_open = match &*f.obj.borrow() {
         Object::PipeRead(pb) => {
             let pb = pb.borrow();
