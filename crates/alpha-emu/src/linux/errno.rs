@@ -54,3 +54,36 @@ pub fn from_host_errno(n: i32) -> u64 {
         _ => EIO,
     }
 }
+
+/// The C library's message for an Alpha errno, for `--strace` (as
+/// qemu-alpha's -strace prints it).
+pub fn message(e: u64) -> Option<&'static str> {
+    Some(match e {
+        EPERM => "Operation not permitted",
+        ENOENT => "No such file or directory",
+        ESRCH => "No such process",
+        EINTR => "Interrupted system call",
+        EIO => "Input/output error",
+        EBADF => "Bad file descriptor",
+        EDEADLK => "Resource deadlock avoided",
+        ENOMEM => "Cannot allocate memory",
+        EACCES => "Permission denied",
+        EFAULT => "Bad address",
+        EEXIST => "File exists",
+        ENOTDIR => "Not a directory",
+        EISDIR => "Is a directory",
+        EINVAL => "Invalid argument",
+        EMFILE => "Too many open files",
+        ENOTTY => "Inappropriate ioctl for device",
+        ESPIPE => "Illegal seek",
+        EPIPE => "Broken pipe",
+        ERANGE => "Numerical result out of range",
+        EAGAIN => "Resource temporarily unavailable",
+        EOPNOTSUPP => "Operation not supported",
+        ETIMEDOUT => "Connection timed out",
+        ENAMETOOLONG => "File name too long",
+        ENOTEMPTY => "Directory not empty",
+        ENOSYS => "Function not implemented",
+        _ => return None,
+    })
+}

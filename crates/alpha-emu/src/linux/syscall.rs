@@ -283,7 +283,10 @@ pub fn callsys(p: &mut Process, host: &mut dyn Host, c: usize) -> Option<Exit> {
                 let res = match r {
                     Ok(v) if matches!(nr, 17 | 71 | 341) => format!("0x{v:016x}"),
                     Ok(v) => format!("{}", v as i64),
-                    Err(e) => format!("-1 errno={e}"),
+                    Err(e) => match message(e) {
+                        Some(m) => format!("-1 errno={e} ({m})"),
+                        None => format!("-1 errno={e}"),
+                    },
                 };
                 host.trace(&format!("{pre} = {res}"));
             }
