@@ -240,7 +240,19 @@ pub struct PtoRunArgs {
     pub scenarios: Vec<PathBuf>,
 }
 
+/// Restore the default SIGPIPE action, as C programs have it: `subword … |
+/// head` then ends quietly when the reader goes away, instead of `println!`
+/// panicking on a broken pipe (Rust ignores SIGPIPE by default).
+fn default_sigpipe() {
+    // SAFETY: installing SIG_DFL for SIGPIPE before any thread starts has no
+    // preconditions; it only changes what the kernel does on a closed pipe.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() -> ExitCode {
+    default_sigpipe();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

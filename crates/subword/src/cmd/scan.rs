@@ -1,7 +1,10 @@
 //! `subword alpha scan [--json] BINARY`: which ISA extensions the code of
 //! an Alpha ELF needs (count and first addresses, from each instruction's
 //! table row) and the non-atomic read-modify-write sub-quadword store
-//! sequences it holds (`alpha_isa::scan`). A report, not a checker: exit 0.
+//! sequences it holds (`alpha_isa::scan`). Exit status as for every checker
+//! of the contract: 0 when the code holds no non-atomic sub-quadword store
+//! sequence, 1 when it holds at least one (extension use alone is reported,
+//! not a finding).
 
 use alpha_isa::disasm::REG_NAMES;
 use alpha_isa::scan::{scan, Code, ExtUse, Report};
@@ -84,10 +87,11 @@ pub fn run(a: ScanArgs) -> CmdResult {
     } else {
         write_text(&mut out, &name, &rep, &syms)
     };
+    let status = if rep.stores.is_empty() { 0 } else { 1 };
     match res.and_then(|_| out.flush()) {
-        Ok(()) => Ok(Outcome::Status(0)),
+        Ok(()) => Ok(Outcome::Status(status)),
         // A closed pipe (`| head`) is not an error worth a message.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(Outcome::Status(0)),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(Outcome::Status(status)),
         Err(e) => Err(Failure(format!("writing the report: {e}"))),
     }
 }

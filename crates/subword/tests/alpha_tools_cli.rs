@@ -1,0 +1,236 @@
+//! `subword alpha asm`, `alpha disasm` and `alpha scan` end to end, plus the
+//! contract's rules every command shares: usage errors are one line with
+//! exit 2, commands not built yet say so with exit 2, and a closed stdout
+//! pipe ends subword quietly instead of panicking.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// Linux's SIGPIPE.
+const SIGPIPE: i32 = 13;
+
+fn subword(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_subword"))
+        .args(args)
+        .output()
+        .expect("run subword")
+}
+
+fn one_stderr_line(o: &Output) -> String {
+    let text = String::from_utf8_lossy(&o.stderr).to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 1, "expected one stderr line, got {lines:?}");
+    assert!(lines[0].starts_with("subword: "), "{lines:?}");
+    lines[0].to_string()
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// A byte store as a pre-BWX compiler writes it: LDQ_U, INSBL, MSKBL, BIS, STQ_U.
+const PRE_BWX_STORE: &str = "
+    .text
+    .globl _start
+_start:
+    lda   $16, buf
+    lda   $17, 0x5a($31)
+    ldq_u $1, 0($16)
+    insbl $17, $16, $3
+    mskbl $1, $16, $1
+    bis   $1, $3, $1
+    stq_u $1, 0($16)
+    lda   $16, 0($31)
+    lda   $0, 1($31)
+    call_pal 0x83
+    .data
+buf: .quad 0
+";
+
+/// The same store with BWX: one STB.
+const BWX_STORE: &str = "
+    .text
+    .globl _start
+_start:
+    lda   $16, buf
+    lda   $17, 0x5a($31)
+    stb   $17, 0($16)
+    lda   $16, 0($31)
+    lda   $0, 1($31)
+    call_pal 0x83
+    .data
+buf: .quad 0
+";
+
+#[test]
+fn exec_asm_then_disasm_lists_the_assembled_instructions() {
+    let dir = testkit::scratch_dir("cli_asm_disasm");
+    let src = write(&dir, "bwx.s", BWX_STORE);
+    let out = dir.join("bwx");
+    let o = subword(&[
+        "alpha",
+        "asm",
+        src.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = subword(&["alpha", "disasm", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let listing = String::from_utf8_lossy(&o.stdout);
+    // ADDR:\tWORD\tMNEMONIC\tOPERANDS, as the contract spells it.
+    let stb: Vec<&str> = listing.lines().filter(|l| l.contains("\tstb\t")).collect();
+    assert_eq!(stb.len(), 1, "{listing}");
+    let fields: Vec<&str> = stb[0].split('\t').collect();
+    assert_eq!(fields.len(), 4, "{stb:?}");
+    assert!(fields[0].ends_with(':'));
+    assert_eq!(fields[1].len(), 8);
+    assert_eq!(fields[3], "a1,0(a0)");
+    // The guest runs and exits 0.
+    let o = subword(&["alpha", "run", "--cpu", "ev56", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn exec_disasm_raw_prints_undecodable_words_as_long() {
+    let dir = testkit::scratch_dir("cli_disasm_raw");
+    let raw = dir.join("words.bin");
+    // 0x47ff041f is `nop` (bis zero,zero,zero); opcode 0x01 is unassigned.
+    let words: [u32; 2] = [0x47ff041f, 0x0400_0000];
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&raw, bytes).unwrap();
+    let o = subword(&[
+        "alpha",
+        "disasm",
+        "--raw",
+        "--base",
+        "0x1000",
+        raw.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&o.stdout).to_string();
+    let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+    assert_eq!(
+        lines,
+        ["1000:\t47ff041f\tnop", "1004:\t04000000\t.long 0x4000000"]
+    );
+}
+
+#[test]
+fn fault_asm_error_names_file_and_line_with_exit_2() {
+    let dir = testkit::scratch_dir("cli_asm_error");
+    let src = write(
+        &dir,
+        "bad.s",
+        ".text\n_start:\n    addq $1, $2\n    frobnicate $1\n",
+    );
+    let out = dir.join("bad");
+    let o = subword(&[
+        "alpha",
+        "asm",
+        src.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let line = one_stderr_line(&o);
+    assert!(
+        line.contains("bad.s:3:") || line.contains("bad.s:4:"),
+        "{line}"
+    );
+    assert!(!out.exists(), "no output on error");
+}
+
+#[test]
+fn exec_scan_finds_the_pre_bwx_store_and_exits_1_but_not_in_bwx_code() {
+    let dir = testkit::scratch_dir("cli_scan");
+    let mut built = Vec::new();
+    for (name, src) in [("prebwx", PRE_BWX_STORE), ("bwx", BWX_STORE)] {
+        let s = write(&dir, &format!("{name}.s"), src);
+        let out = dir.join(name);
+        let o = subword(&[
+            "alpha",
+            "asm",
+            s.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0));
+        built.push(out);
+    }
+    let o = subword(&["alpha", "scan", "--json", built[0].to_str().unwrap()]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "a non-atomic byte store is a finding"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("scan --json is JSON");
+    let stores = v["sub_quadword_stores"].as_array().expect("stores");
+    assert_eq!(stores.len(), 1, "{v}");
+    assert_eq!(stores[0]["width"], "byte");
+    assert!(
+        v["needs"].as_array().unwrap().is_empty(),
+        "no BWX in pre-BWX code: {v}"
+    );
+
+    let o = subword(&["alpha", "scan", "--json", built[1].to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "STB is atomic: nothing found");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["needs"], serde_json::json!(["BWX"]));
+    assert!(v["sub_quadword_stores"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn fault_usage_errors_and_unbuilt_commands_are_one_line_exit_2() {
+    for args in [
+        vec!["alpha", "frobnicate"],
+        vec!["alpha", "run"],
+        vec!["alpha", "run", "--max-insns", "12x", "prog"],
+        vec!["pto", "run", "--bogus", "x.toml"],
+        vec!["alpha", "explore", "prog"],
+        vec!["alpha", "io", "decode", "--chipset", "cia", "0x8580000000"],
+        vec!["alpha", "machine", "--chipset", "cia", "image"],
+    ] {
+        let o = subword(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        one_stderr_line(&o);
+    }
+}
+
+#[test]
+fn exec_closed_stdout_pipe_ends_quietly_without_panic() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_subword"))
+        .arg("demo")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Read one byte, then close the pipe as `| head -c1` would.
+    let mut out = child.stdout.take().unwrap();
+    let mut b = [0u8; 1];
+    out.read_exact(&mut b).unwrap();
+    drop(out);
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    // Either it finished before noticing, or SIGPIPE ended it like a C program.
+    use std::os::unix::process::ExitStatusExt;
+    assert!(
+        status.success() || status.signal() == Some(SIGPIPE),
+        "{status:?}"
+    );
+}
