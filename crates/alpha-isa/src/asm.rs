@@ -833,6 +833,10 @@ impl Asm {
         }
         self.defined.clear();
         let stmts = std::mem::take(&mut self.stmts);
+        // Labels defined since the last byte was emitted in this section. GNU
+        // as for Alpha moves them along when a data directive auto-aligns
+        // (`msg: .ascii "abc"` then `n: .quad 0` puts `n` on the aligned quadword).
+        let mut pending: Vec<String> = Vec::new();
         let result = (|| {
             for (si, st) in stmts.iter().enumerate() {
                 let line = st.line;
@@ -851,6 +855,7 @@ impl Asm {
                         }
                         self.syms.insert(l.clone(), Sym::Label(dot));
                     }
+                    pending.push(l.clone());
                 }
                 let mut bytes: Vec<u8> = Vec::new();
                 match &st.kind {
@@ -867,7 +872,10 @@ impl Asm {
                     StmtKind::Directive(d, args) => {
                         let dir = self.directive(d, args, si, dot, line)?;
                         match &dir {
-                            Dir::Switch(s) => sect = *s,
+                            Dir::Switch(s) => {
+                                sect = *s;
+                                pending.clear();
+                            }
                             Dir::Bytes(b) => bytes = b.clone(),
                             Dir::Common(name, size, align) => {
                                 let end = data_addr.wrapping_add(dlen);
@@ -902,6 +910,9 @@ impl Asm {
                                     }
                                 }
                                 if let Dir::AlignedBytes(_, b) = dir {
+                                    if target != cur {
+                                        self.move_labels(&pending, cur, target);
+                                    }
                                     bytes.extend_from_slice(&b);
                                 }
                             }
@@ -935,6 +946,9 @@ impl Asm {
                         "size depends on a symbol defined later (define it before this line)",
                     ));
                 }
+                if !bytes.is_empty() {
+                    pending.clear();
+                }
                 match sect {
                     Sect::Text => tlen += bytes.len() as u64,
                     Sect::Data => dlen += bytes.len() as u64,
@@ -950,6 +964,28 @@ impl Asm {
         })();
         self.stmts = stmts;
         result
+    }
+
+    /// Re-point labels defined at `from` (none emitted since) to `to`, the
+    /// address an auto-aligning data directive moved its data to.
+    fn move_labels(&mut self, labels: &[String], from: u64, to: u64) {
+        for l in labels {
+            if l.chars().all(|c| c.is_ascii_digit()) {
+                // Local labels are recorded in pass 1 only; so is their move.
+                if self.pass != 1 {
+                    continue;
+                }
+                if let Some(last) = self.locals.get_mut(l).and_then(|v| v.last_mut()) {
+                    if last.1 == from {
+                        last.1 = to;
+                    }
+                }
+            } else if let Some(Sym::Label(a)) = self.syms.get(l) {
+                if *a == from {
+                    self.syms.insert(l.clone(), Sym::Label(to));
+                }
+            }
+        }
     }
 
     fn directive(

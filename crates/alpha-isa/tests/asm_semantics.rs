@@ -150,3 +150,39 @@ fn asm_constant_defined_later_still_loads_exactly() {
     assert_eq!(run(&words[..n], p.text_addr)[1], 0x1_2345_6789);
     assert_eq!(words[n], 0xc3ff_ffff, "br 1b still branches to itself");
 }
+
+#[test]
+fn asm_label_before_auto_aligned_data_moves_to_the_aligned_address() {
+    // GNU as for Alpha auto-aligns `.quad` to 8 bytes and moves the label
+    // defined just before it (on its line or alone on the line before), so
+    // `counter` names the quadword itself, not the padding in front of it.
+    let src = "
+        .text
+        .globl _start
+_start: ret
+        .data
+msg:    .ascii \"abc\"
+counter: .quad 0x1122334455667788
+        .byte 1
+word_alone:
+        .long 7
+2:      .word 9
+";
+    let p = alpha_isa::assemble(src, "t.s").expect("assemble");
+    let sym = |n: &str| {
+        p.symbols
+            .iter()
+            .find(|(s, _)| s == n)
+            .map(|(_, a)| *a)
+            .unwrap()
+    };
+    let at = |a: u64| (a - p.data_addr) as usize;
+    assert_eq!(sym("msg"), p.data_addr);
+    assert_eq!(sym("counter"), p.data_addr + 8);
+    assert_eq!(
+        p.data[at(sym("counter"))..at(sym("counter")) + 8],
+        0x1122334455667788u64.to_le_bytes()
+    );
+    assert_eq!(sym("word_alone"), p.data_addr + 20);
+    assert_eq!(p.data[at(sym("word_alone"))], 7);
+}
