@@ -4,38 +4,11 @@
 //! sysroot, the relaxed-static `__ctype_init` crash, and deterministic threads.
 
 use alpha_emu::linux::{self, CaptureHost, Exit, Options};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-const SYSROOT: &str = "/usr/alpha-linux-gnu";
-
-fn gcc(test: &str) -> Option<PathBuf> {
-    let g = testkit::require_tool(test, "alpha-linux-gnu-gcc", "gcc-alpha-linux-gnu")?;
-    if !Path::new(SYSROOT).join("lib").is_dir() {
-        assert!(!testkit::in_ci(), "{SYSROOT} missing in CI");
-        testkit::say(&format!(
-            "SKIPPED {test}: no {SYSROOT}; this check did not run"
-        ));
-        return None;
-    }
-    Some(g)
-}
-
-fn build(gcc: &Path, dir: &Path, name: &str, src: &str, flags: &[&str]) -> PathBuf {
-    let c = dir.join(format!("{name}.c"));
-    std::fs::write(&c, src).unwrap();
-    let out = dir.join(name);
-    let st = Command::new(gcc)
-        .arg("-O2")
-        .args(flags)
-        .arg(&c)
-        .arg("-o")
-        .arg(&out)
-        .status()
-        .unwrap();
-    assert!(st.success(), "gcc {name}");
-    out
-}
+const SYSROOT: &str = testkit::ALPHA_SYSROOT;
+use testkit::{alpha_gcc as gcc, compile_c as build};
 
 fn run(bin: &Path, model: &str, f: impl FnOnce(&mut Options)) -> (Exit, CaptureHost) {
     let m = alpha_isa::model_by_name(model).unwrap();

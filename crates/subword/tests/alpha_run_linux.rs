@@ -3,39 +3,11 @@
 //! relaxed-static crash diagnosis, `--max-insns` on a glibc program, and the
 //! wall-clock cost of a dynamic hello world.
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-const SYSROOT: &str = "/usr/alpha-linux-gnu";
-
-fn gcc(test: &str) -> Option<PathBuf> {
-    let g = testkit::require_tool(test, "alpha-linux-gnu-gcc", "gcc-alpha-linux-gnu")?;
-    if !Path::new(SYSROOT).join("lib").is_dir() {
-        assert!(!testkit::in_ci(), "{SYSROOT} missing in CI");
-        testkit::say(&format!(
-            "SKIPPED {test}: no {SYSROOT}; this check did not run"
-        ));
-        return None;
-    }
-    Some(g)
-}
-
-fn build(gcc: &Path, dir: &Path, name: &str, src: &str, flags: &[&str]) -> PathBuf {
-    let c = dir.join(format!("{name}.c"));
-    std::fs::write(&c, src).unwrap();
-    let out = dir.join(name);
-    let st = Command::new(gcc)
-        .arg("-O2")
-        .args(flags)
-        .arg(&c)
-        .arg("-o")
-        .arg(&out)
-        .status()
-        .unwrap();
-    assert!(st.success(), "gcc {name}");
-    out
-}
+const SYSROOT: &str = testkit::ALPHA_SYSROOT;
+use testkit::{alpha_gcc as gcc, compile_c as build};
 
 fn subword(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_subword"))

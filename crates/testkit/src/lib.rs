@@ -67,3 +67,37 @@ pub fn scratch_dir(test: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).expect("create scratch dir");
     dir
 }
+
+/// Debian's Alpha sysroot (package libc6.1-dev-alpha-cross).
+pub const ALPHA_SYSROOT: &str = "/usr/alpha-linux-gnu";
+
+/// `alpha-linux-gnu-gcc` and the Alpha sysroot for test `test`: `None` (after
+/// a SKIPPED line) when either is absent outside CI; a failure under CI.
+pub fn alpha_gcc(test: &str) -> Option<PathBuf> {
+    let g = require_tool(test, "alpha-linux-gnu-gcc", "gcc-alpha-linux-gnu")?;
+    if !Path::new(ALPHA_SYSROOT).join("lib").is_dir() {
+        assert!(!in_ci(), "{ALPHA_SYSROOT} missing in CI");
+        say(&format!(
+            "SKIPPED {test}: no {ALPHA_SYSROOT} (libc6.1-dev-alpha-cross); this check did not run"
+        ));
+        return None;
+    }
+    Some(g)
+}
+
+/// Compile the C source `src` with `gcc -O2 FLAGS` into `dir/name`.
+pub fn compile_c(gcc: &Path, dir: &Path, name: &str, src: &str, flags: &[&str]) -> PathBuf {
+    let c = dir.join(format!("{name}.c"));
+    std::fs::write(&c, src).expect("write C source");
+    let out = dir.join(name);
+    let st = std::process::Command::new(gcc)
+        .arg("-O2")
+        .args(flags)
+        .arg(&c)
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .expect("run gcc");
+    assert!(st.success(), "gcc {name}");
+    out
+}

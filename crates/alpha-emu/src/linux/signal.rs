@@ -42,13 +42,9 @@ pub const BUS_ADRALN: i32 = 1;
 pub const ILL_ILLOPC: i32 = 1;
 pub const TRAP_BRKPT: i32 = 1;
 pub const TRAP_UNK: i32 = 5;
-pub const FPE_INTDIV: i32 = 1;
-pub const FPE_INTOVF: i32 = 2;
-pub const FPE_FLTDIV: i32 = 3;
-pub const FPE_FLTOVF: i32 = 4;
-pub const FPE_FLTUND: i32 = 5;
-pub const FPE_FLTRES: i32 = 6;
-pub const FPE_FLTINV: i32 = 7;
+pub use crate::fp::fpcr::{
+    FPE_FLTDIV, FPE_FLTINV, FPE_FLTOVF, FPE_FLTRES, FPE_FLTUND, FPE_INTDIV, FPE_INTOVF,
+};
 pub const FPE_FLTUNK: i32 = 14;
 
 // sigaltstack ss_flags.
