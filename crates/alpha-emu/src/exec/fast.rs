@@ -13,7 +13,7 @@
 //! is exact, so a scheduler can run a CPU one instruction at a time.
 
 use super::bytes::*;
-use super::{execute, mem, Event};
+use super::{execute, ext, mem, Event};
 use crate::cpu::Cpu;
 use crate::icache::{ICache, INSNS_PER_PAGE};
 use crate::memory::{Memory, PAGE_SHIFT, PAGE_SIZE};
@@ -44,8 +44,6 @@ pub enum K {
     AddlL,
     SublR,
     SublL,
-    S4addqR,
-    S8addqR,
     AndR,
     AndL,
     BicR,
@@ -70,14 +68,96 @@ pub enum K {
     CmpleL,
     ZapnotR,
     ZapnotL,
+    S4addlR,
+    S4addlL,
+    S8addlR,
+    S8addlL,
+    S4sublR,
+    S4sublL,
+    S8sublR,
+    S8sublL,
+    S4addqR,
+    S4addqL,
+    S8addqR,
+    S8addqL,
+    S4subqR,
+    S4subqL,
+    S8subqR,
+    S8subqL,
+    CmpuleR,
+    CmpuleL,
+    CmpbgeR,
+    CmpbgeL,
+    MullR,
+    MullL,
+    MulqR,
+    MulqL,
+    UmulhR,
+    UmulhL,
+    OrnotR,
+    OrnotL,
+    EqvR,
+    EqvL,
+    ZapR,
+    ZapL,
+    ExtwlR,
+    ExtwlL,
+    ExtllR,
+    ExtllL,
+    ExtwhR,
+    ExtwhL,
+    ExtlhR,
+    ExtlhL,
+    InswlR,
+    InswlL,
+    InsllR,
+    InsllL,
+    InswhR,
+    InswhL,
+    InslhR,
+    InslhL,
+    InsqhR,
+    InsqhL,
+    MskwlR,
+    MskwlL,
+    MskllR,
+    MskllL,
+    MskqlR,
+    MskqlL,
+    MskwhR,
+    MskwhL,
+    MsklhR,
+    MsklhL,
+    MskqhR,
+    MskqhL,
     ExtblR,
+    ExtblL,
     ExtqlR,
+    ExtqlL,
     ExtqhR,
+    ExtqhL,
     InsblR,
+    InsblL,
     InsqlR,
+    InsqlL,
     MskblR,
-    Cmoveq,
-    Cmovne,
+    MskblL,
+    CmoveqR,
+    CmoveqL,
+    CmovneR,
+    CmovneL,
+    CmovltR,
+    CmovltL,
+    CmovgeR,
+    CmovgeL,
+    CmovleR,
+    CmovleL,
+    CmovgtR,
+    CmovgtL,
+    CmovlbsR,
+    CmovlbsL,
+    CmovlbcR,
+    CmovlbcL,
     Ldq,
     Ldl,
     LdqU,
@@ -86,6 +166,10 @@ pub enum K {
     StqU,
     Ldbu,
     Stb,
+    Ldwu,
+    Stw,
+    SextbR,
+    SextwR,
     Br,
     Beq,
     Bne,
@@ -138,15 +222,6 @@ pub fn translate(insn: Insn, pc: u64, fast: bool) -> Uop {
             }
         }};
     }
-    macro_rules! r_only {
-        ($r:ident) => {
-            if lit {
-                K::Generic
-            } else {
-                K::$r
-            }
-        };
-    }
     u.kind = match insn.op {
         Op::Lda => {
             u.imm = disp;
@@ -160,12 +235,20 @@ pub fn translate(insn: Insn, pc: u64, fast: bool) -> Uop {
         Op::Subq => rl!(SubqR, SubqL),
         Op::Addl => rl!(AddlR, AddlL),
         Op::Subl => rl!(SublR, SublL),
-        Op::S4addq => r_only!(S4addqR),
-        Op::S8addq => r_only!(S8addqR),
+        Op::S4addl => rl!(S4addlR, S4addlL),
+        Op::S8addl => rl!(S8addlR, S8addlL),
+        Op::S4subl => rl!(S4sublR, S4sublL),
+        Op::S8subl => rl!(S8sublR, S8sublL),
+        Op::S4addq => rl!(S4addqR, S4addqL),
+        Op::S8addq => rl!(S8addqR, S8addqL),
+        Op::S4subq => rl!(S4subqR, S4subqL),
+        Op::S8subq => rl!(S8subqR, S8subqL),
         Op::And => rl!(AndR, AndL),
         Op::Bic => rl!(BicR, BicL),
         Op::Bis => rl!(BisR, BisL),
+        Op::Ornot => rl!(OrnotR, OrnotL),
         Op::Xor => rl!(XorR, XorL),
+        Op::Eqv => rl!(EqvR, EqvL),
         Op::Sll => rl!(SllR, SllL),
         Op::Srl => rl!(SrlR, SrlL),
         Op::Sra => rl!(SraR, SraL),
@@ -173,15 +256,42 @@ pub fn translate(insn: Insn, pc: u64, fast: bool) -> Uop {
         Op::Cmpult => rl!(CmpultR, CmpultL),
         Op::Cmplt => rl!(CmpltR, CmpltL),
         Op::Cmple => rl!(CmpleR, CmpleL),
+        Op::Cmpule => rl!(CmpuleR, CmpuleL),
+        Op::Cmpbge => rl!(CmpbgeR, CmpbgeL),
+        Op::Mull => rl!(MullR, MullL),
+        Op::Mulq => rl!(MulqR, MulqL),
+        Op::Umulh => rl!(UmulhR, UmulhL),
+        Op::Zap => rl!(ZapR, ZapL),
         Op::Zapnot => rl!(ZapnotR, ZapnotL),
-        Op::Extbl => r_only!(ExtblR),
-        Op::Extql => r_only!(ExtqlR),
-        Op::Extqh => r_only!(ExtqhR),
-        Op::Insbl => r_only!(InsblR),
-        Op::Insql => r_only!(InsqlR),
-        Op::Mskbl => r_only!(MskblR),
-        Op::Cmoveq => r_only!(Cmoveq),
-        Op::Cmovne => r_only!(Cmovne),
+        Op::Extbl => rl!(ExtblR, ExtblL),
+        Op::Extwl => rl!(ExtwlR, ExtwlL),
+        Op::Extll => rl!(ExtllR, ExtllL),
+        Op::Extql => rl!(ExtqlR, ExtqlL),
+        Op::Extwh => rl!(ExtwhR, ExtwhL),
+        Op::Extlh => rl!(ExtlhR, ExtlhL),
+        Op::Extqh => rl!(ExtqhR, ExtqhL),
+        Op::Insbl => rl!(InsblR, InsblL),
+        Op::Inswl => rl!(InswlR, InswlL),
+        Op::Insll => rl!(InsllR, InsllL),
+        Op::Insql => rl!(InsqlR, InsqlL),
+        Op::Inswh => rl!(InswhR, InswhL),
+        Op::Inslh => rl!(InslhR, InslhL),
+        Op::Insqh => rl!(InsqhR, InsqhL),
+        Op::Mskbl => rl!(MskblR, MskblL),
+        Op::Mskwl => rl!(MskwlR, MskwlL),
+        Op::Mskll => rl!(MskllR, MskllL),
+        Op::Mskql => rl!(MskqlR, MskqlL),
+        Op::Mskwh => rl!(MskwhR, MskwhL),
+        Op::Msklh => rl!(MsklhR, MsklhL),
+        Op::Mskqh => rl!(MskqhR, MskqhL),
+        Op::Cmoveq => rl!(CmoveqR, CmoveqL),
+        Op::Cmovne => rl!(CmovneR, CmovneL),
+        Op::Cmovlt => rl!(CmovltR, CmovltL),
+        Op::Cmovge => rl!(CmovgeR, CmovgeL),
+        Op::Cmovle => rl!(CmovleR, CmovleL),
+        Op::Cmovgt => rl!(CmovgtR, CmovgtL),
+        Op::Cmovlbs => rl!(CmovlbsR, CmovlbsL),
+        Op::Cmovlbc => rl!(CmovlbcR, CmovlbcL),
         Op::Ldq => K::Ldq,
         Op::Ldl => K::Ldl,
         Op::LdqU => K::LdqU,
@@ -190,6 +300,11 @@ pub fn translate(insn: Insn, pc: u64, fast: bool) -> Uop {
         Op::StqU => K::StqU,
         Op::Ldbu => K::Ldbu,
         Op::Stb => K::Stb,
+        Op::Ldwu => K::Ldwu,
+        Op::Stw => K::Stw,
+        // (The literal forms are rare and stay generic.)
+        Op::Sextb if !lit => K::SextbR,
+        Op::Sextw if !lit => K::SextwR,
         Op::Br
         | Op::Bsr
         | Op::Beq
@@ -220,7 +335,7 @@ pub fn translate(insn: Insn, pc: u64, fast: bool) -> Uop {
     // (only the generic path does, after `execute`).
     let writes_ra = matches!(
         u.kind,
-        K::Lda | K::Ldah | K::Ldq | K::Ldl | K::LdqU | K::Ldbu | K::Br | K::Jump
+        K::Lda | K::Ldah | K::Ldq | K::Ldl | K::LdqU | K::Ldbu | K::Ldwu | K::Br | K::Jump
     );
     let writes_rc = !writes_ra
         && !matches!(
@@ -230,6 +345,7 @@ pub fn translate(insn: Insn, pc: u64, fast: bool) -> Uop {
                 | K::Stl
                 | K::StqU
                 | K::Stb
+                | K::Stw
                 | K::Beq
                 | K::Bne
                 | K::Blt
@@ -249,7 +365,11 @@ pub fn translate(insn: Insn, pc: u64, fast: bool) -> Uop {
             _ => K::Generic,
         };
     } else if writes_rc && u.rc == 31 {
-        u.kind = K::Nop;
+        // SEXTx into R31 still raises OPCDEC without BWX: keep it generic.
+        u.kind = match u.kind {
+            K::SextbR | K::SextwR => K::Generic,
+            _ => K::Nop,
+        };
     }
     u
 }
@@ -378,16 +498,34 @@ fn run_loop<const TR: bool>(
                 K::AddlL => op!(sext32(r[ra].wrapping_add(u.imm))),
                 K::SublR => op!(sext32(r[ra].wrapping_sub(r[rb]))),
                 K::SublL => op!(sext32(r[ra].wrapping_sub(u.imm))),
+                K::S4addlR => op!(sext32((r[ra] << 2).wrapping_add(r[rb]))),
+                K::S4addlL => op!(sext32((r[ra] << 2).wrapping_add(u.imm))),
+                K::S8addlR => op!(sext32((r[ra] << 3).wrapping_add(r[rb]))),
+                K::S8addlL => op!(sext32((r[ra] << 3).wrapping_add(u.imm))),
+                K::S4sublR => op!(sext32((r[ra] << 2).wrapping_sub(r[rb]))),
+                K::S4sublL => op!(sext32((r[ra] << 2).wrapping_sub(u.imm))),
+                K::S8sublR => op!(sext32((r[ra] << 3).wrapping_sub(r[rb]))),
+                K::S8sublL => op!(sext32((r[ra] << 3).wrapping_sub(u.imm))),
                 K::S4addqR => op!((r[ra] << 2).wrapping_add(r[rb])),
+                K::S4addqL => op!((r[ra] << 2).wrapping_add(u.imm)),
                 K::S8addqR => op!((r[ra] << 3).wrapping_add(r[rb])),
+                K::S8addqL => op!((r[ra] << 3).wrapping_add(u.imm)),
+                K::S4subqR => op!((r[ra] << 2).wrapping_sub(r[rb])),
+                K::S4subqL => op!((r[ra] << 2).wrapping_sub(u.imm)),
+                K::S8subqR => op!((r[ra] << 3).wrapping_sub(r[rb])),
+                K::S8subqL => op!((r[ra] << 3).wrapping_sub(u.imm)),
                 K::AndR => op!(r[ra] & r[rb]),
                 K::AndL => op!(r[ra] & u.imm),
                 K::BicR => op!(r[ra] & !r[rb]),
                 K::BicL => op!(r[ra] & !u.imm),
                 K::BisR => op!(r[ra] | r[rb]),
                 K::BisL => op!(r[ra] | u.imm),
+                K::OrnotR => op!(r[ra] | !r[rb]),
+                K::OrnotL => op!(r[ra] | !u.imm),
                 K::XorR => op!(r[ra] ^ r[rb]),
                 K::XorL => op!(r[ra] ^ u.imm),
+                K::EqvR => op!(r[ra] ^ !r[rb]),
+                K::EqvL => op!(r[ra] ^ !u.imm),
                 K::SllR => op!(sll(r[ra], r[rb])),
                 K::SllL => op!(sll(r[ra], u.imm)),
                 K::SrlR => op!(srl(r[ra], r[rb])),
@@ -402,23 +540,155 @@ fn run_loop<const TR: bool>(
                 K::CmpltL => op!(((r[ra] as i64) < (u.imm as i64)) as u64),
                 K::CmpleR => op!(((r[ra] as i64) <= (r[rb] as i64)) as u64),
                 K::CmpleL => op!(((r[ra] as i64) <= (u.imm as i64)) as u64),
+                K::CmpuleR => op!((r[ra] <= r[rb]) as u64),
+                K::CmpuleL => op!((r[ra] <= u.imm) as u64),
+                K::CmpbgeR => op!(cmpbge(r[ra], r[rb])),
+                K::CmpbgeL => op!(cmpbge(r[ra], u.imm)),
+                K::MullR => op!(sext32(r[ra].wrapping_mul(r[rb]))),
+                K::MullL => op!(sext32(r[ra].wrapping_mul(u.imm))),
+                K::MulqR => op!(r[ra].wrapping_mul(r[rb])),
+                K::MulqL => op!(r[ra].wrapping_mul(u.imm)),
+                K::UmulhR => op!(((r[ra] as u128 * r[rb] as u128) >> 64) as u64),
+                K::UmulhL => op!(((r[ra] as u128 * u.imm as u128) >> 64) as u64),
+                K::ZapR => op!(zap(r[ra], r[rb])),
+                K::ZapL => op!(zap(r[ra], u.imm)),
                 K::ZapnotR => op!(zapnot(r[ra], r[rb])),
                 K::ZapnotL => op!(zapnot(r[ra], u.imm)),
                 K::ExtblR => op!(ext_low(r[ra], r[rb], MASK_B)),
-                K::ExtqlR => op!(ext_low(r[ra], r[rb], MASK_Q)),
-                K::ExtqhR => op!(ext_high(r[ra], r[rb], MASK_Q)),
+                K::ExtblL => op!(ext_low(r[ra], u.imm, MASK_B)),
                 K::InsblR => op!(ins_low(r[ra], r[rb], MASK_B)),
-                K::InsqlR => op!(ins_low(r[ra], r[rb], MASK_Q)),
+                K::InsblL => op!(ins_low(r[ra], u.imm, MASK_B)),
                 K::MskblR => op!(msk_low(r[ra], r[rb], MASK_B)),
-                K::Cmoveq => {
+                K::MskblL => op!(msk_low(r[ra], u.imm, MASK_B)),
+                K::ExtwlR => op!(ext_low(r[ra], r[rb], MASK_W)),
+                K::ExtwlL => op!(ext_low(r[ra], u.imm, MASK_W)),
+                K::InswlR => op!(ins_low(r[ra], r[rb], MASK_W)),
+                K::InswlL => op!(ins_low(r[ra], u.imm, MASK_W)),
+                K::MskwlR => op!(msk_low(r[ra], r[rb], MASK_W)),
+                K::MskwlL => op!(msk_low(r[ra], u.imm, MASK_W)),
+                K::ExtwhR => op!(ext_high(r[ra], r[rb], MASK_W)),
+                K::ExtwhL => op!(ext_high(r[ra], u.imm, MASK_W)),
+                K::InswhR => op!(ins_high(r[ra], r[rb], MASK_W)),
+                K::InswhL => op!(ins_high(r[ra], u.imm, MASK_W)),
+                K::MskwhR => op!(msk_high(r[ra], r[rb], MASK_W)),
+                K::MskwhL => op!(msk_high(r[ra], u.imm, MASK_W)),
+                K::ExtllR => op!(ext_low(r[ra], r[rb], MASK_L)),
+                K::ExtllL => op!(ext_low(r[ra], u.imm, MASK_L)),
+                K::InsllR => op!(ins_low(r[ra], r[rb], MASK_L)),
+                K::InsllL => op!(ins_low(r[ra], u.imm, MASK_L)),
+                K::MskllR => op!(msk_low(r[ra], r[rb], MASK_L)),
+                K::MskllL => op!(msk_low(r[ra], u.imm, MASK_L)),
+                K::ExtlhR => op!(ext_high(r[ra], r[rb], MASK_L)),
+                K::ExtlhL => op!(ext_high(r[ra], u.imm, MASK_L)),
+                K::InslhR => op!(ins_high(r[ra], r[rb], MASK_L)),
+                K::InslhL => op!(ins_high(r[ra], u.imm, MASK_L)),
+                K::MsklhR => op!(msk_high(r[ra], r[rb], MASK_L)),
+                K::MsklhL => op!(msk_high(r[ra], u.imm, MASK_L)),
+                K::ExtqlR => op!(ext_low(r[ra], r[rb], MASK_Q)),
+                K::ExtqlL => op!(ext_low(r[ra], u.imm, MASK_Q)),
+                K::InsqlR => op!(ins_low(r[ra], r[rb], MASK_Q)),
+                K::InsqlL => op!(ins_low(r[ra], u.imm, MASK_Q)),
+                K::MskqlR => op!(msk_low(r[ra], r[rb], MASK_Q)),
+                K::MskqlL => op!(msk_low(r[ra], u.imm, MASK_Q)),
+                K::ExtqhR => op!(ext_high(r[ra], r[rb], MASK_Q)),
+                K::ExtqhL => op!(ext_high(r[ra], u.imm, MASK_Q)),
+                K::InsqhR => op!(ins_high(r[ra], r[rb], MASK_Q)),
+                K::InsqhL => op!(ins_high(r[ra], u.imm, MASK_Q)),
+                K::MskqhR => op!(msk_high(r[ra], r[rb], MASK_Q)),
+                K::MskqhL => op!(msk_high(r[ra], u.imm, MASK_Q)),
+                K::CmoveqR => {
                     if r[ra] == 0 {
                         r[rc] = r[rb];
                     }
                     idx += 1;
                 }
-                K::Cmovne => {
+                K::CmoveqL => {
+                    if r[ra] == 0 {
+                        r[rc] = u.imm;
+                    }
+                    idx += 1;
+                }
+                K::CmovneR => {
                     if r[ra] != 0 {
                         r[rc] = r[rb];
+                    }
+                    idx += 1;
+                }
+                K::CmovneL => {
+                    if r[ra] != 0 {
+                        r[rc] = u.imm;
+                    }
+                    idx += 1;
+                }
+                K::CmovltR => {
+                    if (r[ra] as i64) < 0 {
+                        r[rc] = r[rb];
+                    }
+                    idx += 1;
+                }
+                K::CmovltL => {
+                    if (r[ra] as i64) < 0 {
+                        r[rc] = u.imm;
+                    }
+                    idx += 1;
+                }
+                K::CmovgeR => {
+                    if (r[ra] as i64) >= 0 {
+                        r[rc] = r[rb];
+                    }
+                    idx += 1;
+                }
+                K::CmovgeL => {
+                    if (r[ra] as i64) >= 0 {
+                        r[rc] = u.imm;
+                    }
+                    idx += 1;
+                }
+                K::CmovleR => {
+                    if (r[ra] as i64) <= 0 {
+                        r[rc] = r[rb];
+                    }
+                    idx += 1;
+                }
+                K::CmovleL => {
+                    if (r[ra] as i64) <= 0 {
+                        r[rc] = u.imm;
+                    }
+                    idx += 1;
+                }
+                K::CmovgtR => {
+                    if (r[ra] as i64) > 0 {
+                        r[rc] = r[rb];
+                    }
+                    idx += 1;
+                }
+                K::CmovgtL => {
+                    if (r[ra] as i64) > 0 {
+                        r[rc] = u.imm;
+                    }
+                    idx += 1;
+                }
+                K::CmovlbsR => {
+                    if r[ra] & 1 != 0 {
+                        r[rc] = r[rb];
+                    }
+                    idx += 1;
+                }
+                K::CmovlbsL => {
+                    if r[ra] & 1 != 0 {
+                        r[rc] = u.imm;
+                    }
+                    idx += 1;
+                }
+                K::CmovlbcR => {
+                    if r[ra] & 1 == 0 {
+                        r[rc] = r[rb];
+                    }
+                    idx += 1;
+                }
+                K::CmovlbcL => {
+                    if r[ra] & 1 == 0 {
+                        r[rc] = u.imm;
                     }
                     idx += 1;
                 }
@@ -428,7 +698,8 @@ fn run_loop<const TR: bool>(
                 K::Stq => memop!(mem::stq::<TR>, true),
                 K::Stl => memop!(mem::stl::<TR>, true),
                 K::StqU => memop!(mem::stq_u::<TR>, true),
-                K::Ldbu | K::Stb => {
+                K::Ldbu | K::Stb | K::Ldwu | K::Stw | K::SextbR | K::SextwR => {
+                    // BWX (Handbook §4.2, §4.7.x): OPCDEC on models without it.
                     if !cpu.has(Ext::Bwx) {
                         pc = at!(idx);
                         break 'outer (
@@ -439,10 +710,19 @@ fn run_loop<const TR: bool>(
                             true,
                         );
                     }
-                    if u.kind == K::Ldbu {
-                        memop!(mem::ldbu::<TR>, false)
-                    } else {
-                        memop!(mem::stb::<TR>, true)
+                    match u.kind {
+                        K::Ldbu => memop!(mem::ldbu::<TR>, false),
+                        K::Stb => memop!(mem::stb::<TR>, true),
+                        K::Ldwu => memop!(mem::ldwu::<TR>, false),
+                        K::Stw => memop!(mem::stw::<TR>, true),
+                        K::SextbR => {
+                            cpu.r[rc] = ext::sextb(cpu.r[rb]);
+                            idx += 1;
+                        }
+                        _ => {
+                            cpu.r[rc] = ext::sextw(cpu.r[rb]);
+                            idx += 1;
+                        }
                     }
                 }
                 K::Nop => idx += 1,
