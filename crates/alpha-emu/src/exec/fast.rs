@@ -485,6 +485,20 @@ fn run_loop<const TR: bool>(
                     }
                 }};
             }
+            macro_rules! bwx {
+                () => {
+                    if !cpu.has(Ext::Bwx) {
+                        pc = at!(idx);
+                        break 'outer (
+                            Event::Opcdec {
+                                insn: u.insn,
+                                missing: Some(Ext::Bwx),
+                            },
+                            true,
+                        );
+                    }
+                };
+            }
             match u.kind {
                 K::Lda | K::Ldah => {
                     r[ra] = r[rb].wrapping_add(u.imm);
@@ -698,32 +712,32 @@ fn run_loop<const TR: bool>(
                 K::Stq => memop!(mem::stq::<TR>, true),
                 K::Stl => memop!(mem::stl::<TR>, true),
                 K::StqU => memop!(mem::stq_u::<TR>, true),
-                K::Ldbu | K::Stb | K::Ldwu | K::Stw | K::SextbR | K::SextwR => {
-                    // BWX (Handbook §4.2, §4.7.x): OPCDEC on models without it.
-                    if !cpu.has(Ext::Bwx) {
-                        pc = at!(idx);
-                        break 'outer (
-                            Event::Opcdec {
-                                insn: u.insn,
-                                missing: Some(Ext::Bwx),
-                            },
-                            true,
-                        );
-                    }
-                    match u.kind {
-                        K::Ldbu => memop!(mem::ldbu::<TR>, false),
-                        K::Stb => memop!(mem::stb::<TR>, true),
-                        K::Ldwu => memop!(mem::ldwu::<TR>, false),
-                        K::Stw => memop!(mem::stw::<TR>, true),
-                        K::SextbR => {
-                            cpu.r[rc] = ext::sextb(cpu.r[rb]);
-                            idx += 1;
-                        }
-                        _ => {
-                            cpu.r[rc] = ext::sextw(cpu.r[rb]);
-                            idx += 1;
-                        }
-                    }
+                // BWX (Handbook §4.2, §4.7.x): OPCDEC on models without it.
+                K::Ldbu => {
+                    bwx!();
+                    memop!(mem::ldbu::<TR>, false)
+                }
+                K::Stb => {
+                    bwx!();
+                    memop!(mem::stb::<TR>, true)
+                }
+                K::Ldwu => {
+                    bwx!();
+                    memop!(mem::ldwu::<TR>, false)
+                }
+                K::Stw => {
+                    bwx!();
+                    memop!(mem::stw::<TR>, true)
+                }
+                K::SextbR => {
+                    bwx!();
+                    cpu.r[rc] = ext::sextb(cpu.r[rb]);
+                    idx += 1;
+                }
+                K::SextwR => {
+                    bwx!();
+                    cpu.r[rc] = ext::sextw(cpu.r[rb]);
+                    idx += 1;
                 }
                 K::Nop => idx += 1,
                 K::Br => {
