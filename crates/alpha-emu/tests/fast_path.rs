@@ -186,10 +186,14 @@ fn render(choices: &[(usize, u8, u8, u8, u8, u16)]) -> String {
 type Outcome = (Event, Vec<u64>, u64, u64, Vec<u8>);
 
 fn run_both(src: &str, regs: &[u64; 8]) -> Vec<Outcome> {
+    run_both_on("ev67", src, regs)
+}
+
+fn run_both_on(model: &str, src: &str, regs: &[u64; 8]) -> Vec<Outcome> {
     [true, false]
         .iter()
         .map(|&fast| {
-            let mut m = machine_with("ev67", 1, src);
+            let mut m = machine_with(model, 1, src);
             m.set_fast_path(fast);
             m.cpus[0].r[1..9].copy_from_slice(regs);
             m.cpus[0].r[9] = DATA;
@@ -209,6 +213,18 @@ proptest! {
     ) {
         let src = render(&choices);
         let both = run_both(&src, &regs);
+        prop_assert_eq!(&both[0], &both[1], "{}", src);
+    }
+
+    /// On ev5 (no BWX) the BWX kinds (LDBU/STB/LDWU/STW/SEXTx) must stop with
+    /// the same OPCDEC event, pc and count as the reference path.
+    #[test]
+    fn exec_fast_path_equals_reference_semantics_without_bwx(
+        choices in proptest::collection::vec(any::<(usize, u8, u8, u8, u8, u16)>(), 1..40),
+        regs in any::<[u64; 8]>(),
+    ) {
+        let src = render(&choices);
+        let both = run_both_on("ev5", &src, &regs);
         prop_assert_eq!(&both[0], &both[1], "{}", src);
     }
 }
