@@ -1,10 +1,10 @@
 //! `subword alpha run` of real glibc programs through the CLI: dynamic
 //! loading with `--sysroot`, `--strace` on stderr, `--quantum`, the
-//! relaxed-static crash diagnosis, `--max-insns` on a glibc program, and the
-//! wall-clock cost of a dynamic hello world.
+//! relaxed-static crash diagnosis and `--max-insns` on a glibc program. (The
+//! start-up time of a dynamic hello world is measured by the `vs_qemu`
+//! benchmark, not asserted here: timing belongs in benchmarks.)
 
 use std::process::{Command, Output};
-use std::time::{Duration, Instant};
 
 const SYSROOT: &str = testkit::ALPHA_SYSROOT;
 use testkit::{alpha_gcc as gcc, compile_c as build};
@@ -59,33 +59,6 @@ fn cli_dynamic_glibc_program_runs_with_sysroot_and_strace() {
         "{err}"
     );
     assert!(err.contains("exit_group(5) = ?"), "{err}");
-}
-
-#[test]
-fn cli_dynamic_hello_world_is_fast() {
-    // The issue asks for under 30 ms of wall-clock time on an idle machine
-    // (release build). Test builds are debug and CI machines are shared,
-    // so this bound is generous; the README records the release figure.
-    let Some(gcc) = gcc("cli_fast") else { return };
-    let dir = testkit::scratch_dir("alpha_run_linux_fast");
-    let bin = build(&gcc, &dir, "hello", HELLO, &[]);
-    let best = (0..3)
-        .map(|_| {
-            let t = Instant::now();
-            let o = subword(&[
-                "alpha",
-                "run",
-                "--sysroot",
-                SYSROOT,
-                bin.to_str().unwrap(),
-                "t",
-            ]);
-            assert_eq!(o.status.code(), Some(5));
-            t.elapsed()
-        })
-        .min()
-        .unwrap();
-    assert!(best < Duration::from_secs(2), "{best:?}");
 }
 
 #[test]
