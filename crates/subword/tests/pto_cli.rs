@@ -311,3 +311,22 @@ fn footprint_element_stride_what_if_draws_the_old_binary_rows() {
     );
     assert!(old.contains("pre-ADR-0074"));
 }
+
+#[test]
+fn disasm_of_a_binary_file_without_raw_is_exit_2_pointing_at_raw() {
+    let dir = testkit::scratch_dir("pto_cli_disasm_binary");
+    let p = dir.join("words.bin");
+    std::fs::write(&p, [0xff, 0xfe, 0x00, 0x81]).unwrap();
+    let o = run(&["pto", "disasm", s(&p)]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("subword: ") && err.contains("--raw"),
+        "{err}"
+    );
+    // The same bytes with --raw are one word, reported, not refused.
+    let o = run(&["pto", "disasm", "--raw", s(&p)]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("8100feff\t"));
+}

@@ -14,7 +14,16 @@ use std::path::Path;
 use crate::{CmdResult, Failure, Outcome};
 
 fn read_text(path: &Path) -> Result<String, Failure> {
-    std::fs::read_to_string(path).map_err(|e| Failure(format!("{}: {e}", path.display())))
+    std::fs::read_to_string(path).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::InvalidData {
+            Failure(format!(
+                "{}: not a text file (for little-endian binary words use --raw)",
+                path.display()
+            ))
+        } else {
+            Failure(format!("{}: {e}", path.display()))
+        }
+    })
 }
 
 fn finish(out: &mut impl Write) -> CmdResult {
