@@ -422,6 +422,34 @@ impl Machine {
         self.capture.unwrap_or(self.current_pe)
     }
 
+    /// Records one transfer per PE selected by `mask` for a Shared TLOAD
+    /// (`store == false`) or TSTORE of Shared register `id`, each with that
+    /// PE's own base and stride.
+    fn record_shared_transfers(
+        &mut self,
+        store: bool,
+        t: &TileInfo,
+        pe: &PeAddressing,
+        mask: u8,
+        id: u8,
+    ) {
+        let src = self
+            .pending_stride_source
+            .take()
+            .unwrap_or(StrideSource::Encoded);
+        for agent in (0..PTO_MODEL_MEMORY_AGENTS).filter(|&p| pe_selected(mask, p)) {
+            self.record_transfer(
+                agent,
+                store,
+                t,
+                pe.base[agent],
+                pe.stride[agent],
+                src,
+                Some(id),
+            );
+        }
+    }
+
     /// Records one PE's part of an attempted transfer.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn record_transfer(
@@ -658,21 +686,7 @@ impl Machine {
             return Err(Fault::TileLegality);
         }
         let eb = dt.element_bytes() as u64;
-        let src = self
-            .pending_stride_source
-            .take()
-            .unwrap_or(StrideSource::Encoded);
-        for agent in (0..PTO_MODEL_MEMORY_AGENTS).filter(|&p| pe_selected(mask, p)) {
-            self.record_transfer(
-                agent,
-                false,
-                &t,
-                pe.base[agent],
-                pe.stride[agent],
-                src,
-                Some(id),
-            );
-        }
+        self.record_shared_transfers(false, &t, pe, mask, id);
         if self.runs_apply(&t) {
             let runs = Self::runs(&t, Some(mask), 0);
             if self.runs_preflight_ok(&t, &runs, pe) {
@@ -738,21 +752,7 @@ impl Machine {
         }
         let dt = t.data_type;
         let eb = dt.element_bytes() as u64;
-        let src = self
-            .pending_stride_source
-            .take()
-            .unwrap_or(StrideSource::Encoded);
-        for agent in (0..PTO_MODEL_MEMORY_AGENTS).filter(|&p| pe_selected(mask, p)) {
-            self.record_transfer(
-                agent,
-                true,
-                t,
-                pe.base[agent],
-                pe.stride[agent],
-                src,
-                Some(id),
-            );
-        }
+        self.record_shared_transfers(true, t, pe, mask, id);
         if self.runs_apply(t) {
             let runs = Self::runs(t, Some(mask), 0);
             if self.runs_preflight_ok(t, &runs, pe) {
