@@ -8,8 +8,10 @@
 //! decoded copy went stale (see `Memory::take_dirty_code`).
 
 use crate::exec::fast::{end_of_page, translate, Uop};
+use crate::jit::{Jit, JitStats, RegionFn};
 use crate::memory::{MemFault, Memory, PAGE_SHIFT, PAGE_SIZE};
 use alpha_isa::Insn;
+use std::cell::Cell;
 use std::collections::HashMap;
 
 /// Instructions per 8 KiB page.
@@ -19,10 +21,29 @@ const FRONT: usize = 256;
 /// A decoded page: one micro-op per instruction, then the sentinel.
 pub type Block = [Uop; INSNS_PER_PAGE + 1];
 
+/// Per instruction of a decoded page, the compiling tier's state of the
+/// region that would start there: a heat count below [`NEVER`], `NEVER`
+/// (nothing to compile there), or [`COMPILED`] plus the region's number.
+/// `Cell`s, so the run loop can count while it reads the block.
+pub type Heads = [Cell<u32>; INSNS_PER_PAGE];
+/// Head state: no region starts here.
+pub const NEVER: u32 = 0x7fff_ffff;
+/// Head states from here on name a compiled region.
+pub const COMPILED: u32 = 0x8000_0000;
+/// Default number of arrivals at a head before its region is compiled.
+pub const DEFAULT_JIT_THRESHOLD: u32 = 200;
+
+fn cold_heads() -> Box<Heads> {
+    Box::new(std::array::from_fn(|_| Cell::new(0)))
+}
+
 /// Decoded pages keyed by page number.
-#[derive(Clone)]
 pub struct ICache {
     blocks: Vec<Box<Block>>,
+    heads: Vec<Box<Heads>>,
+    jit: Jit,
+    /// Arrivals before compiling (0: the compiling tier is off).
+    jit_threshold: u32,
     free: Vec<usize>,
     map: HashMap<u64, usize>,
     front: [(u64, usize); FRONT],
@@ -32,6 +53,25 @@ pub struct ICache {
     /// Use specialised micro-ops (false: every instruction goes through
     /// the reference `exec::execute`; for differential tests).
     fast: bool,
+}
+
+/// A copy decodes the same pages but starts with no compiled code (host
+/// code is not duplicated; the copy compiles its own when it gets hot).
+impl Clone for ICache {
+    fn clone(&self) -> Self {
+        ICache {
+            blocks: self.blocks.clone(),
+            heads: self.heads.iter().map(|_| cold_heads()).collect(),
+            jit: Jit::new(),
+            jit_threshold: self.jit_threshold,
+            free: self.free.clone(),
+            map: self.map.clone(),
+            front: self.front,
+            seen_gen: self.seen_gen,
+            decoded_pages: self.decoded_pages,
+            fast: self.fast,
+        }
+    }
 }
 
 impl Default for ICache {
@@ -44,6 +84,9 @@ impl ICache {
     pub fn new() -> ICache {
         ICache {
             blocks: Vec::new(),
+            heads: Vec::new(),
+            jit: Jit::new(),
+            jit_threshold: DEFAULT_JIT_THRESHOLD,
             free: Vec::new(),
             map: HashMap::new(),
             front: [(u64::MAX, 0); FRONT],
@@ -53,10 +96,65 @@ impl ICache {
         }
     }
 
-    /// Choose specialised micro-ops (the default) or the reference path only.
+    /// Choose specialised micro-ops (the default) or the reference path only
+    /// (which also turns the compiling tier off).
     pub fn set_fast_path(&mut self, fast: bool) {
         self.fast = fast;
         self.clear();
+    }
+
+    /// Compile a region after `threshold` arrivals at its entry, or never
+    /// (`None`: interpret only). Default [`DEFAULT_JIT_THRESHOLD`].
+    pub fn set_jit(&mut self, threshold: Option<u32>) {
+        self.jit_threshold = threshold.map_or(0, |t| t.clamp(1, NEVER - 1));
+    }
+
+    /// Arrivals before compiling; 0 when the compiling tier is off.
+    #[inline(always)]
+    pub fn jit_threshold(&self) -> u32 {
+        if self.fast {
+            self.jit_threshold
+        } else {
+            0
+        }
+    }
+
+    /// What the compiling tier has done so far.
+    pub fn jit_stats(&self) -> JitStats {
+        self.jit.stats
+    }
+
+    /// The head states of decoded block `index`.
+    #[inline(always)]
+    pub fn heads(&self, index: usize) -> &Heads {
+        &self.heads[index]
+    }
+
+    /// The compiled region named by head state `h` (`h >= COMPILED`).
+    #[inline(always)]
+    pub fn region(&self, h: u32) -> RegionFn {
+        self.jit.region(h - COMPILED)
+    }
+
+    /// Compile the region entered at instruction `idx` of block `index`
+    /// (page base `base`); record the outcome in its head.
+    pub fn compile(&mut self, index: usize, idx: usize, base: u64, bwx: bool) -> Option<RegionFn> {
+        if self.jit.wants_reset() {
+            self.jit.reset();
+            for h in self.heads.iter().flat_map(|h| h.iter()) {
+                h.set(0);
+            }
+        }
+        match self.jit.compile(&self.blocks[index][..], base, idx, bwx) {
+            Some(n) => {
+                self.heads[index][idx].set(COMPILED + n);
+                Some(self.jit.region(n))
+            }
+            None => {
+                self.heads[index][idx].set(NEVER);
+                None
+            }
+        }
     }
 
     /// Drop every block (`IMB`).
@@ -116,10 +214,14 @@ impl ICache {
                 let i = match self.free.pop() {
                     Some(i) => {
                         self.blocks[i] = block;
+                        for h in self.heads[i].iter() {
+                            h.set(0);
+                        }
                         i
                     }
                     None => {
                         self.blocks.push(block);
+                        self.heads.push(cold_heads());
                         self.blocks.len() - 1
                     }
                 };

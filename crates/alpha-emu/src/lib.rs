@@ -18,6 +18,7 @@ pub mod cpu;
 pub mod exec;
 pub mod fp;
 pub mod icache;
+pub mod jit;
 pub mod linux;
 pub mod loader;
 pub mod machine;

@@ -47,6 +47,17 @@ impl Machine {
         self.icache.set_fast_path(fast);
     }
 
+    /// Compile hot code after `threshold` arrivals at a region's entry, or
+    /// never (`None`); see [`crate::jit`].
+    pub fn set_jit(&mut self, threshold: Option<u32>) {
+        self.icache.set_jit(threshold);
+    }
+
+    /// What the compiling tier has compiled so far.
+    pub fn jit_stats(&self) -> crate::jit::JitStats {
+        self.icache.jit_stats()
+    }
+
     /// `IMB`: drop every predecoded instruction.
     pub fn flush_icache(&mut self) {
         self.mem.unmark_all_code();

@@ -28,6 +28,47 @@ pub const PAGE_SIZE: u64 = 8192;
 pub const PAGE_SHIFT: u32 = 13;
 const OFF_MASK: u64 = PAGE_SIZE - 1;
 const TLB_SIZE: usize = 64;
+/// Entries of each half of the [`JitTlb`].
+pub const JIT_TLB_SIZE: usize = 256;
+
+/// Host addresses of guest pages for compiled code (see [`crate::jit`]):
+/// direct-mapped by page number, tag `u64::MAX` when empty. Compiled code
+/// reads it directly, hence `repr(C)`; only [`Memory`] fills and flushes it.
+///
+/// **Invariants.** An entry's pointer is the start of the page's materialized
+/// bytes and stays valid until the next flush: every path that replaces or
+/// drops page bytes (`map_zero`, `unmap`) or changes permissions flushes.
+/// The write half never holds a page marked as code, and is empty while any
+/// LDx_L reservation is armed, so a compiled store that hits it needs neither
+/// the self-modifying-code nor the reservation check.
+#[repr(C)]
+pub struct JitTlb {
+    pub rtag: [u64; JIT_TLB_SIZE],
+    pub rptr: [usize; JIT_TLB_SIZE],
+    pub wtag: [u64; JIT_TLB_SIZE],
+    pub wptr: [usize; JIT_TLB_SIZE],
+}
+
+impl JitTlb {
+    fn empty() -> Box<JitTlb> {
+        Box::new(JitTlb {
+            rtag: [u64::MAX; JIT_TLB_SIZE],
+            rptr: [0; JIT_TLB_SIZE],
+            wtag: [u64::MAX; JIT_TLB_SIZE],
+            wptr: [0; JIT_TLB_SIZE],
+        })
+    }
+    fn flush_writes(&mut self) {
+        self.wtag = [u64::MAX; JIT_TLB_SIZE];
+    }
+}
+
+/// A copy of memory has its own page bytes: it starts with an empty table.
+impl Clone for JitTlb {
+    fn clone(&self) -> Self {
+        *JitTlb::empty()
+    }
+}
 
 /// Page permissions (any combination of read, write, execute).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -218,6 +259,7 @@ pub struct Memory {
     reservations: Vec<Reservation>,
     armed: usize,
     limit_pages: u64,
+    jtlb: Box<JitTlb>,
     /// Stores that cleared another agent's lock flag (for reports and tests).
     pub lock_breaks: u64,
     trace: Option<Vec<AccessRecord>>,
@@ -257,6 +299,7 @@ impl Memory {
             reservations: Vec::new(),
             armed: 0,
             limit_pages: u64::MAX,
+            jtlb: JitTlb::empty(),
             lock_breaks: 0,
             trace: None,
         }
@@ -275,6 +318,43 @@ impl Memory {
     fn flush_tlbs(&mut self) {
         self.rtlb = [TLB_EMPTY; TLB_SIZE];
         self.wtlb = [TLB_EMPTY; TLB_SIZE];
+        self.jtlb.rtag = [u64::MAX; JIT_TLB_SIZE];
+        self.jtlb.flush_writes();
+    }
+
+    /// The table compiled code reads (valid while this memory lives).
+    pub fn jit_tlb(&mut self) -> *mut JitTlb {
+        &mut *self.jtlb
+    }
+
+    /// After a successful load at `addr`: enter its page in the compiled
+    /// code's read table.
+    pub fn jit_fill_read(&mut self, addr: u64) {
+        if let Ok(slot) = self.rslot(addr) {
+            let pn = addr >> PAGE_SHIFT;
+            let i = (pn as usize) & (JIT_TLB_SIZE - 1);
+            self.jtlb.rtag[i] = pn;
+            self.jtlb.rptr[i] = self.pages[slot].data.as_mut_ptr() as usize;
+        }
+    }
+
+    /// After a successful store at `addr`: enter its page in the compiled
+    /// code's write table, unless it holds code or a reservation is armed.
+    pub fn jit_fill_write(&mut self, addr: u64) {
+        if self.armed != 0 {
+            return;
+        }
+        let pn = addr >> PAGE_SHIFT;
+        let Some(&slot) = self.map.get(&pn) else {
+            return;
+        };
+        let page = &mut self.pages[slot];
+        if page.code || !page.perm.contains(Perm::W) || page.data.is_empty() {
+            return;
+        }
+        let i = (pn as usize) & (JIT_TLB_SIZE - 1);
+        self.jtlb.wtag[i] = pn;
+        self.jtlb.wptr[i] = page.data.as_mut_ptr() as usize;
     }
 
     // ---------------------------------------------------------------- mapping
@@ -702,6 +782,8 @@ impl Memory {
         if !was {
             self.armed += 1;
         }
+        // Compiled stores must now take the checking path.
+        self.jtlb.flush_writes();
     }
 
     /// Clear `agent`'s lock flag (STx_C, exceptions, context switch); returns
@@ -767,6 +849,10 @@ impl Memory {
         let e = &mut self.wtlb[(pn as usize) & (TLB_SIZE - 1)];
         if e.pn == pn {
             *e = TLB_EMPTY;
+        }
+        let j = (pn as usize) & (JIT_TLB_SIZE - 1);
+        if self.jtlb.wtag[j] == pn {
+            self.jtlb.wtag[j] = u64::MAX;
         }
         let page = &mut self.pages[slot];
         materialize(page);

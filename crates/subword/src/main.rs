@@ -102,6 +102,9 @@ pub struct RunArgs {
     /// Instructions each guest thread runs before the scheduler switches.
     #[arg(long, value_parser = parse_u64)]
     pub quantum: Option<u64>,
+    /// Interpret only: do not compile hot code to host code.
+    #[arg(long)]
+    pub no_jit: bool,
     /// The Alpha ELF executable.
     pub program: PathBuf,
     /// Arguments passed to the guest.

@@ -10,7 +10,7 @@ pub fn byte_zap(x: u64, mask: u64) -> u64 {
 }
 
 /// `BYTE_MASKS[m]` has byte i all ones where bit i of `m` is set.
-static BYTE_MASKS: [u64; 256] = {
+pub(crate) static BYTE_MASKS: [u64; 256] = {
     let mut t = [0u64; 256];
     let mut m = 0;
     while m < 256 {

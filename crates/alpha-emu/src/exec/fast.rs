@@ -15,7 +15,8 @@
 use super::bytes::*;
 use super::{execute, ext, mem, Event};
 use crate::cpu::Cpu;
-use crate::icache::{ICache, INSNS_PER_PAGE};
+use crate::icache::{ICache, COMPILED, INSNS_PER_PAGE, NEVER};
+use crate::jit;
 use crate::memory::{Memory, PAGE_SHIFT, PAGE_SIZE};
 use alpha_isa::{Ext, Insn, Op};
 
@@ -408,6 +409,12 @@ fn run_loop<const TR: bool>(
     let mut left = budget;
     let mut evslot = Event::BudgetExhausted;
     cpu.r[31] = 0;
+    // Arrivals before a region is compiled; 0: interpret only (always
+    // while tracing, which compiled code does not report).
+    let thr = if TR { 0 } else { ic.jit_threshold() };
+    // The last pass of the outer loop came back from compiled code at `pc`:
+    // interpret at least one instruction before entering it again.
+    let mut from_jit = false;
     // (event, pc of the instruction that raised it or the next pc, raised by an instruction?)
     let (ev, executed) = 'outer: loop {
         if left == 0 {
@@ -420,13 +427,55 @@ fn run_loop<const TR: bool>(
             Ok(b) => b,
             Err(fault) => break (Event::MemFault { fault }, false),
         };
-        let block = ic.block(bi);
-        let gen = mem.code_generation();
         let mut idx = ((pc & (PAGE_SIZE - 1)) >> 2) as usize;
+        if thr != 0 && !std::mem::take(&mut from_jit) {
+            let head = &ic.heads(bi)[idx];
+            let h = head.get();
+            let region = if h >= COMPILED {
+                Some(ic.region(h))
+            } else if h == NEVER {
+                None
+            } else if h + 1 >= thr {
+                ic.compile(bi, idx, base, cpu.has(Ext::Bwx))
+            } else {
+                head.set(h + 1);
+                None
+            };
+            if let Some(f) = region {
+                // SAFETY: `f` was compiled from the block just synced, and
+                // `cpu.r[31]` is zero.
+                pc = unsafe { jit::enter(f, &mut cpu.r, mem, cpu.id, &mut left) };
+                from_jit = true;
+                continue 'outer;
+            }
+        }
+        let block = ic.block(bi);
+        let heads = ic.heads(bi);
+        let gen = mem.code_generation();
         macro_rules! at {
             ($i:expr) => {
                 base + (($i as u64) << 2)
             };
+        }
+        // Count an arrival at `idx`; when its region is compiled or due,
+        // leave for the outer loop, which enters it.
+        macro_rules! arrive {
+            () => {{
+                if thr != 0 {
+                    let head = &heads[idx];
+                    let h = head.get();
+                    if h < NEVER {
+                        if h + 1 >= thr {
+                            pc = at!(idx);
+                            continue 'outer;
+                        }
+                        head.set(h + 1);
+                    } else if h >= COMPILED {
+                        pc = at!(idx);
+                        continue 'outer;
+                    }
+                }
+            }};
         }
         // Leave the page loop to continue at `$target`.
         macro_rules! goto {
@@ -434,6 +483,7 @@ fn run_loop<const TR: bool>(
                 let t: u64 = $target;
                 if t >> PAGE_SHIFT == pn {
                     idx = ((t & (PAGE_SIZE - 1)) >> 2) as usize;
+                    arrive!();
                 } else {
                     pc = t;
                     continue 'outer;
@@ -775,6 +825,9 @@ fn run_loop<const TR: bool>(
                         Some(next) => {
                             if next == here + 4 && mem.code_generation() == gen {
                                 idx += 1;
+                                if idx < INSNS_PER_PAGE {
+                                    arrive!();
+                                }
                             } else {
                                 pc = next;
                                 continue 'outer;

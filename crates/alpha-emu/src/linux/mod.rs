@@ -124,6 +124,8 @@ pub struct Options {
     pub sysroot: Option<std::path::PathBuf>,
     /// Instructions a thread runs before the scheduler switches.
     pub quantum: Option<u64>,
+    /// Compile hot code (see [`crate::jit`]); `false` interprets only.
+    pub jit: bool,
 }
 
 impl Options {
@@ -138,6 +140,7 @@ impl Options {
             envp: Vec::new(),
             sysroot: None,
             quantum: None,
+            jit: true,
         }
     }
 }
@@ -287,6 +290,9 @@ impl Process {
     /// build the initial stack.
     pub fn new(elf: &[u8], opts: &Options) -> Result<Process, String> {
         let mut machine = Machine::new(opts.model, 1, opts.lock_range);
+        if !opts.jit {
+            machine.set_jit(None);
+        }
         if let Some(m) = opts.max_memory {
             machine.mem.set_limit(m);
         }

@@ -43,6 +43,7 @@ pub fn run(a: RunArgs) -> CmdResult {
     opts.max_memory = a.max_memory;
     opts.strace = a.strace;
     opts.sysroot = a.sysroot.clone();
+    opts.jit = !a.no_jit;
     if let Some(q) = a.quantum {
         if q == 0 {
             return Err(Failure("--quantum must be at least 1".into()));
