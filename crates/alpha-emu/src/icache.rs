@@ -8,7 +8,7 @@
 //! decoded copy went stale (see `Memory::take_dirty_code`).
 
 use crate::exec::fast::{end_of_page, translate, Uop};
-use crate::jit::{Jit, JitStats, RegionFn};
+use crate::jit::{Compiled, Jit, JitStats, RegionFn, Request};
 use crate::memory::{MemFault, Memory, PAGE_SHIFT, PAGE_SIZE};
 use alpha_isa::Insn;
 use std::cell::Cell;
@@ -22,16 +22,21 @@ const FRONT: usize = 256;
 pub type Block = [Uop; INSNS_PER_PAGE + 1];
 
 /// Per instruction of a decoded page, the compiling tier's state of the
-/// region that would start there: a heat count below [`NEVER`], `NEVER`
-/// (nothing to compile there), or [`COMPILED`] plus the region's number.
-/// `Cell`s, so the run loop can count while it reads the block.
+/// region that would start there: a heat count below the threshold,
+/// [`PENDING`] (being compiled), [`NEVER`] (nothing to compile there), or
+/// [`COMPILED`] plus the region's number. `Cell`s, so the run loop can
+/// count while it reads the block.
 pub type Heads = [Cell<u32>; INSNS_PER_PAGE];
+/// Head state: the region is being compiled in the background.
+pub const PENDING: u32 = 0x7fff_fffe;
 /// Head state: no region starts here.
 pub const NEVER: u32 = 0x7fff_ffff;
+/// Largest arrival threshold.
+pub const MAX_JIT_THRESHOLD: u32 = 0x7fff_0000;
 /// Head states from here on name a compiled region.
 pub const COMPILED: u32 = 0x8000_0000;
 /// Default number of arrivals at a head before its region is compiled.
-pub const DEFAULT_JIT_THRESHOLD: u32 = 200;
+pub const DEFAULT_JIT_THRESHOLD: u32 = 1000;
 
 fn cold_heads() -> Box<Heads> {
     Box::new(std::array::from_fn(|_| Cell::new(0)))
@@ -41,6 +46,9 @@ fn cold_heads() -> Box<Heads> {
 pub struct ICache {
     blocks: Vec<Box<Block>>,
     heads: Vec<Box<Heads>>,
+    /// Per block, when it was decoded (see [`Request`]).
+    epochs: Vec<u64>,
+    next_epoch: u64,
     jit: Jit,
     /// Arrivals before compiling (0: the compiling tier is off).
     jit_threshold: u32,
@@ -62,7 +70,13 @@ impl Clone for ICache {
         ICache {
             blocks: self.blocks.clone(),
             heads: self.heads.iter().map(|_| cold_heads()).collect(),
-            jit: Jit::new(),
+            epochs: self.epochs.clone(),
+            next_epoch: self.next_epoch,
+            jit: {
+                let mut j = Jit::new();
+                j.set_background(self.jit.background());
+                j
+            },
             jit_threshold: self.jit_threshold,
             free: self.free.clone(),
             map: self.map.clone(),
@@ -85,6 +99,8 @@ impl ICache {
         ICache {
             blocks: Vec::new(),
             heads: Vec::new(),
+            epochs: Vec::new(),
+            next_epoch: 0,
             jit: Jit::new(),
             jit_threshold: DEFAULT_JIT_THRESHOLD,
             free: Vec::new(),
@@ -106,7 +122,14 @@ impl ICache {
     /// Compile a region after `threshold` arrivals at its entry, or never
     /// (`None`: interpret only). Default [`DEFAULT_JIT_THRESHOLD`].
     pub fn set_jit(&mut self, threshold: Option<u32>) {
-        self.jit_threshold = threshold.map_or(0, |t| t.clamp(1, NEVER - 1));
+        self.jit_threshold = threshold.map_or(0, |t| t.clamp(1, MAX_JIT_THRESHOLD));
+    }
+
+    /// Compile in a background thread (the default: the guest never waits
+    /// for the compiler) or at once, in the thread that runs the guest
+    /// (tests that must know when code is compiled).
+    pub fn set_jit_background(&mut self, on: bool) {
+        self.jit.set_background(on);
     }
 
     /// Arrivals before compiling; 0 when the compiling tier is off.
@@ -137,7 +160,8 @@ impl ICache {
     }
 
     /// Compile the region entered at instruction `idx` of block `index`
-    /// (page base `base`); record the outcome in its head.
+    /// (page base `base`); record the outcome in its head. Returns the
+    /// region when it is ready now.
     pub fn compile(&mut self, index: usize, idx: usize, base: u64, bwx: bool) -> Option<RegionFn> {
         if self.jit.wants_reset() {
             self.jit.reset();
@@ -145,15 +169,55 @@ impl ICache {
                 h.set(0);
             }
         }
-        match self.jit.compile(&self.blocks[index][..], base, idx, bwx) {
-            Some(n) => {
-                self.heads[index][idx].set(COMPILED + n);
+        let req = Request {
+            block: index,
+            epoch: self.epochs[index],
+            idx,
+        };
+        let head = &self.heads[index][idx];
+        match self.jit.compile(req, &self.blocks[index][..], base, bwx) {
+            Compiled::Ready(n) => {
+                head.set(COMPILED + n);
                 Some(self.jit.region(n))
             }
-            None => {
-                self.heads[index][idx].set(NEVER);
+            Compiled::Pending => {
+                head.set(PENDING);
                 None
             }
+            Compiled::Nothing => {
+                head.set(NEVER);
+                None
+            }
+        }
+    }
+
+    /// Are compile requests outstanding?
+    #[inline(always)]
+    pub fn jit_pending(&self) -> bool {
+        self.jit.pending() != 0
+    }
+
+    /// Install the regions the background compiler has finished.
+    pub fn jit_poll(&mut self) {
+        let (heads, epochs) = (&self.heads, &self.epochs);
+        self.jit.poll(|req, n| Self::settle(heads, epochs, req, n));
+    }
+
+    /// Wait for the background compiler and install everything it was
+    /// asked for.
+    pub fn jit_wait(&mut self) {
+        let (heads, epochs) = (&self.heads, &self.epochs);
+        self.jit.wait(|req, n| Self::settle(heads, epochs, req, n));
+    }
+
+    fn settle(heads: &[Box<Heads>], epochs: &[u64], req: Request, n: Option<u32>) {
+        // A block decoded since the request belongs to other code.
+        if epochs.get(req.block) != Some(&req.epoch) {
+            return;
+        }
+        let head = &heads[req.block][req.idx];
+        if head.get() == PENDING {
+            head.set(n.map_or(NEVER, |n| COMPILED + n));
         }
     }
 
@@ -222,9 +286,12 @@ impl ICache {
                     None => {
                         self.blocks.push(block);
                         self.heads.push(cold_heads());
+                        self.epochs.push(0);
                         self.blocks.len() - 1
                     }
                 };
+                self.next_epoch += 1;
+                self.epochs[i] = self.next_epoch;
                 self.map.insert(pn, i);
                 // Marking may have bumped nothing, but keep our view current.
                 i

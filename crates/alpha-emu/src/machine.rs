@@ -49,8 +49,20 @@ impl Machine {
 
     /// Compile hot code after `threshold` arrivals at a region's entry, or
     /// never (`None`); see [`crate::jit`].
+    /// Compiling happens in a background thread unless
+    /// [`Machine::set_jit_background`] says otherwise.
     pub fn set_jit(&mut self, threshold: Option<u32>) {
         self.icache.set_jit(threshold);
+    }
+
+    /// Compile in a background thread (default) or at once (`false`).
+    pub fn set_jit_background(&mut self, on: bool) {
+        self.icache.set_jit_background(on);
+    }
+
+    /// Wait for the background compiler and install what it compiled.
+    pub fn jit_wait(&mut self) {
+        self.icache.jit_wait();
     }
 
     /// What the compiling tier has compiled so far.

@@ -29,7 +29,10 @@ fn machine(model: &str, src: &str, regs: &[u64; 8], tier: Tier) -> Machine {
     match tier {
         Tier::Reference => m.set_fast_path(false),
         Tier::Interpreter => m.set_jit(None),
-        Tier::Jit(n) => m.set_jit(Some(n)),
+        Tier::Jit(n) => {
+            m.set_jit(Some(n));
+            m.set_jit_background(false);
+        }
     }
     m.cpus[0].r[1..9].copy_from_slice(regs);
     m.cpus[0].r[9] = DATA;
@@ -57,7 +60,7 @@ fn looped(body: &str, iters: u8) -> String {
     let body = body.trim_end().trim_end_matches("halt");
     format!(
         "    lda $11, {}($31)\n2:\n{body}    subq $11, 1, $11\n    bne $11, 2b\n    halt\n",
-        1 + iters % 6
+        2 + iters % 6
     )
 }
 
@@ -86,7 +89,13 @@ proptest! {
                 let mut m = machine(model, &src, &regs, tier);
                 let ev = run_sliced(&mut m, s, 100_000);
                 prop_assert_eq!(&outcome(&m, ev), &want, "{:?} slice {}\n{}", tier, s, src);
-                if matches!(tier, Tier::Jit(1)) {
+                // A loop that ran to its end went round at least twice: its
+                // head must have been compiled, unless the loop needs the
+                // interpreter on every pass (CTPOP has no compiled form;
+                // on ev5 neither have the BWX instructions).
+                let compilable = !ev5 && !src.contains("ctpop");
+                if matches!(tier, Tier::Jit(1)) && compilable && s == 100_000
+                    && ev == (Event::CallPal { func: 0 }) {
                     prop_assert!(m.jit_stats().regions > 0, "nothing was compiled\n{}", src);
                 }
             }
@@ -110,7 +119,11 @@ fn jit_budget_is_exact_in_compiled_loops() {
     run_to_halt(&mut whole);
     for slice in [1u64, 2, 3, 7, 1000] {
         let mut m = machine("ev67", src, &[0; 8], Tier::Jit(1));
-        let mut expect = 0;
+        // Go round the loop a few times first, so that it is compiled
+        // before the small slices start.
+        assert_eq!(m.run(0, 20), Event::BudgetExhausted);
+        assert!(m.jit_stats().regions > 0);
+        let mut expect = 20;
         loop {
             let ev = m.run(0, slice);
             if ev != Event::BudgetExhausted {
@@ -178,7 +191,10 @@ fn jit_stores_break_other_cpus_reservations() {
     for tier in [Tier::Interpreter, Tier::Jit(1)] {
         let mut m = machine_with("ev67", 2, src);
         match tier {
-            Tier::Jit(n) => m.set_jit(Some(n)),
+            Tier::Jit(n) => {
+                m.set_jit(Some(n));
+                m.set_jit_background(false);
+            }
             _ => m.set_jit(None),
         }
         for c in &mut m.cpus {
@@ -250,4 +266,34 @@ fn jit_machine_clone_runs_independently() {
     // The copy wrote its own memory, not the original's pages.
     copy.mem.poke(DATA, &[0; 8]).unwrap();
     assert_eq!(data(&m, 0, 8), 500_500u64.to_le_bytes());
+}
+
+/// The default: regions are compiled in a background thread and installed
+/// when ready. Whenever they arrive, the results are the interpreter's.
+#[test]
+fn jit_background_compiling_changes_nothing_but_speed() {
+    let src = "
+        lda $2, 20000($31)
+    1:  addq $1, $2, $1
+        stq $1, 0($9)
+        ldq $3, 0($9)
+        xor $3, $2, $4
+        subq $2, 1, $2
+        bne $2, 1b
+        halt";
+    let mut reference = machine("ev67", src, &[0; 8], Tier::Interpreter);
+    run_to_halt(&mut reference);
+    let want = outcome(&reference, Event::BudgetExhausted);
+    let mut m = machine_with("ev67", 1, src);
+    m.set_jit(Some(10));
+    m.cpus[0].r[9] = DATA;
+    // Run a little, let the compiler finish, run the rest in slices.
+    assert_eq!(m.run(0, 500), Event::BudgetExhausted);
+    m.jit_wait();
+    assert!(m.jit_stats().regions > 0, "the loop was not compiled");
+    assert_eq!(
+        run_sliced(&mut m, 777, 1_000_000),
+        Event::CallPal { func: 0 }
+    );
+    assert_eq!(outcome(&m, Event::BudgetExhausted), want);
 }

@@ -15,7 +15,7 @@
 use super::bytes::*;
 use super::{execute, ext, mem, Event};
 use crate::cpu::Cpu;
-use crate::icache::{ICache, COMPILED, INSNS_PER_PAGE, NEVER};
+use crate::icache::{ICache, COMPILED, INSNS_PER_PAGE, PENDING};
 use crate::jit;
 use crate::memory::{Memory, PAGE_SHIFT, PAGE_SIZE};
 use alpha_isa::{Ext, Insn, Op};
@@ -412,9 +412,12 @@ fn run_loop<const TR: bool>(
     // Arrivals before a region is compiled; 0: interpret only (always
     // while tracing, which compiled code does not report).
     let thr = if TR { 0 } else { ic.jit_threshold() };
-    // The last pass of the outer loop came back from compiled code at `pc`:
-    // interpret at least one instruction before entering it again.
-    let mut from_jit = false;
+    // Skip the arrival check once: when the last pass of the outer loop
+    // came back from compiled code at `pc` (interpret at least one
+    // instruction before entering it again), and on entry, because resuming
+    // where a budget ran out is no control-flow arrival (counting it would
+    // compile regions at every pc where a scheduler quantum happens to end).
+    let mut from_jit = true;
     // (event, pc of the instruction that raised it or the next pc, raised by an instruction?)
     let (ev, executed) = 'outer: loop {
         if left == 0 {
@@ -428,12 +431,15 @@ fn run_loop<const TR: bool>(
             Err(fault) => break (Event::MemFault { fault }, false),
         };
         let mut idx = ((pc & (PAGE_SIZE - 1)) >> 2) as usize;
+        if thr != 0 && ic.jit_pending() {
+            ic.jit_poll();
+        }
         if thr != 0 && !std::mem::take(&mut from_jit) {
             let head = &ic.heads(bi)[idx];
             let h = head.get();
             let region = if h >= COMPILED {
                 Some(ic.region(h))
-            } else if h == NEVER {
+            } else if h >= PENDING {
                 None
             } else if h + 1 >= thr {
                 ic.compile(bi, idx, base, cpu.has(Ext::Bwx))
@@ -464,13 +470,17 @@ fn run_loop<const TR: bool>(
                 if thr != 0 {
                     let head = &heads[idx];
                     let h = head.get();
-                    if h < NEVER {
+                    if h >= COMPILED {
+                        pc = at!(idx);
+                        continue 'outer;
+                    } else if h < PENDING {
                         if h + 1 >= thr {
                             pc = at!(idx);
                             continue 'outer;
                         }
                         head.set(h + 1);
-                    } else if h >= COMPILED {
+                    } else if h == PENDING {
+                        // The outer loop polls the background compiler.
                         pc = at!(idx);
                         continue 'outer;
                     }

@@ -45,9 +45,12 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Module};
 use std::mem::offset_of;
+use std::sync::mpsc::{channel, Receiver, Sender};
 
 /// Most instructions in one region.
-pub const MAX_REGION: usize = 1024;
+pub const MAX_REGION: usize = 512;
+/// Most instructions looked at when forming a region.
+const MAX_SCAN: usize = 2048;
 /// Compiled code kept before the whole code cache is dropped and rebuilt.
 const MAX_CODE_BYTES: usize = 64 << 20;
 
@@ -77,25 +80,78 @@ const ST_CODE: u64 = 2;
 /// Counters for reports and tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct JitStats {
-    /// Regions compiled.
+    /// Regions compiled and installed.
     pub regions: u64,
     /// Guest instructions in them.
     pub insns: u64,
     /// Host code bytes produced.
     pub code_bytes: u64,
+    /// Nanoseconds spent compiling them (on whichever thread compiled).
+    pub compile_ns: u64,
     /// Times the code cache was dropped because it grew too large.
     pub resets: u64,
 }
 
-/// The Cranelift module and the compiled regions.
+/// Which region a compile request is for: head `idx` of decoded block
+/// `block`, as decoded in `epoch` (a block slot is reused for other pages;
+/// a result for an older epoch is dropped).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Request {
+    pub block: usize,
+    pub epoch: u64,
+    pub idx: usize,
+}
+
+/// What [`Jit::compile`] did.
+pub enum Compiled {
+    /// Installed as region number `n`.
+    Ready(u32),
+    /// Handed to the background compiler; [`Jit::poll`] delivers it.
+    Pending,
+    /// Nothing to compile there (or the host cannot compile).
+    Nothing,
+}
+
+enum Job {
+    Compile {
+        req: Request,
+        gen: u64,
+        uops: Box<[Uop]>,
+        base: u64,
+        bwx: bool,
+    },
+    /// Free all code compiled so far (the owner has forgotten it).
+    Reset,
+}
+
+struct Done {
+    req: Request,
+    gen: u64,
+    out: Option<Code>,
+}
+
+/// The background compiler thread's ends of the channels.
+struct Worker {
+    jobs: Sender<Job>,
+    done: Receiver<Done>,
+}
+
+/// The compiled regions, and the compiler: in this thread, or (the
+/// default) in a background thread, so that compiling never stalls the
+/// guest. Compiled code is observationally the interpreter, so *when* a
+/// region arrives changes speed only, never results: runs stay
+/// deterministic.
 pub struct Jit {
-    module: Option<JITModule>,
-    /// The host has no Cranelift back end: never try again.
+    background: bool,
+    backend: Option<Backend>,
+    /// The host has no Cranelift back end: never try again (this thread).
     unavailable: bool,
-    cl: Context,
-    fctx: FunctionBuilderContext,
+    worker: Option<Worker>,
     fns: Vec<RegionFn>,
     live_bytes: usize,
+    /// Bumped by [`Jit::reset`]; results of older generations are dropped.
+    gen: u64,
+    pending: usize,
     pub stats: JitStats,
 }
 
@@ -108,14 +164,25 @@ impl Default for Jit {
 impl Jit {
     pub fn new() -> Jit {
         Jit {
-            module: None,
+            background: true,
+            backend: None,
             unavailable: false,
-            cl: Context::new(),
-            fctx: FunctionBuilderContext::new(),
+            worker: None,
             fns: Vec::new(),
             live_bytes: 0,
+            gen: 0,
+            pending: 0,
             stats: JitStats::default(),
         }
+    }
+
+    /// Compile in a background thread (the default) or in the caller's.
+    pub fn set_background(&mut self, on: bool) {
+        self.background = on;
+    }
+
+    pub fn background(&self) -> bool {
+        self.background
     }
 
     /// The compiled region number `i`.
@@ -124,40 +191,218 @@ impl Jit {
         self.fns[i as usize]
     }
 
+    /// Requests handed to the background compiler and not yet polled.
+    #[inline(always)]
+    pub fn pending(&self) -> usize {
+        self.pending
+    }
+
     /// Has so much code been compiled that the cache should be dropped?
     /// (Regions of dropped pages are never freed one by one.)
     pub fn wants_reset(&self) -> bool {
         self.live_bytes > MAX_CODE_BYTES
     }
 
-    /// Drop every compiled region (the caller forgets their numbers).
+    /// Drop every compiled region; the caller has forgotten their numbers
+    /// (and the heads of pending requests: their results will be dropped).
     pub fn reset(&mut self) {
-        if let Some(m) = self.module.take() {
-            // SAFETY: the caller has dropped every reference to our regions.
-            unsafe { m.free_memory() };
+        if let Some(b) = self.backend.take() {
+            // SAFETY: the caller holds no pointer into this code any more.
+            unsafe { b.free() };
+        }
+        if let Some(w) = &self.worker {
+            let _ = w.jobs.send(Job::Reset);
         }
         self.fns.clear();
         self.live_bytes = 0;
+        self.gen += 1;
         self.stats.resets += 1;
     }
 
-    fn module(&mut self) -> Option<&mut JITModule> {
-        if self.module.is_none() && !self.unavailable {
-            match new_module() {
-                Some(m) => self.module = Some(m),
-                None => self.unavailable = true,
-            }
+    /// Compile the region entered at instruction `req.idx` of the decoded
+    /// page `uops` (page base address `base`); `bwx`: the CPU implements
+    /// BWX.
+    pub fn compile(&mut self, req: Request, uops: &[Uop], base: u64, bwx: bool) -> Compiled {
+        if self.background {
+            return self.send(req, uops, base, bwx);
         }
-        self.module.as_mut()
+        if self.backend.is_none() && !self.unavailable {
+            self.backend = Backend::new();
+            self.unavailable = self.backend.is_none();
+        }
+        let out = self
+            .backend
+            .as_mut()
+            .and_then(|b| b.compile(uops, base, req.idx, bwx));
+        match self.install(out) {
+            Some(n) => Compiled::Ready(n),
+            None => Compiled::Nothing,
+        }
     }
 
-    /// Compile the region entered at instruction `entry` of the decoded page
-    /// `uops` (page base address `base`). `bwx`: the CPU implements BWX.
-    /// Returns the region's number, or `None` when nothing worth compiling
-    /// starts there (or the host cannot compile).
-    pub fn compile(&mut self, uops: &[Uop], base: u64, entry: usize, bwx: bool) -> Option<u32> {
+    fn send(&mut self, req: Request, uops: &[Uop], base: u64, bwx: bool) -> Compiled {
+        // Only regions the scan accepts go to the thread.
+        if Region::scan(uops, base, req.idx, bwx).is_none() {
+            return Compiled::Nothing;
+        }
+        let worker = self.worker.get_or_insert_with(spawn_worker);
+        let job = Job::Compile {
+            req,
+            gen: self.gen,
+            uops: uops.into(),
+            base,
+            bwx,
+        };
+        if worker.jobs.send(job).is_err() {
+            return Compiled::Nothing;
+        }
+        self.pending += 1;
+        Compiled::Pending
+    }
+
+    fn install(&mut self, out: Option<Code>) -> Option<u32> {
+        let code = out?;
+        // SAFETY: the backend built the function with signature `RegionFn`.
+        let f: RegionFn = unsafe { std::mem::transmute::<usize, RegionFn>(code.addr) };
+        self.fns.push(f);
+        self.live_bytes += code.bytes;
+        self.stats.regions += 1;
+        self.stats.insns += code.insns as u64;
+        self.stats.code_bytes += code.bytes as u64;
+        self.stats.compile_ns += code.nanos;
+        Some((self.fns.len() - 1) as u32)
+    }
+
+    /// Install what the background compiler has finished: `done` is told,
+    /// for each request, the region number or `None` (nothing compiled).
+    pub fn poll(&mut self, mut done: impl FnMut(Request, Option<u32>)) {
+        loop {
+            let Some(d) = self.worker.as_ref().and_then(|w| w.done.try_recv().ok()) else {
+                return;
+            };
+            self.pending -= 1;
+            if d.gen != self.gen {
+                continue;
+            }
+            let n = self.install(d.out);
+            done(d.req, n);
+        }
+    }
+
+    /// Wait for every pending request and install it (for tests and
+    /// measurements that want compiled code now).
+    pub fn wait(&mut self, mut done: impl FnMut(Request, Option<u32>)) {
+        while self.pending > 0 {
+            let Some(d) = self.worker.as_ref().and_then(|w| w.done.recv().ok()) else {
+                return;
+            };
+            self.pending -= 1;
+            if d.gen == self.gen {
+                let n = self.install(d.out);
+                done(d.req, n);
+            }
+        }
+    }
+}
+
+impl Drop for Jit {
+    fn drop(&mut self) {
+        if let Some(b) = self.backend.take() {
+            // SAFETY: the owner (the instruction cache) drops its heads
+            // with us; nothing can be running compiled code now.
+            unsafe { b.free() };
+        }
+    }
+}
+
+fn spawn_worker() -> Worker {
+    let (jobs, job_rx) = channel::<Job>();
+    let (done_tx, done) = channel::<Done>();
+    let spawned = std::thread::Builder::new()
+        .name("subword-jit".into())
+        .spawn(move || {
+            let mut backend: Option<Backend> = None;
+            let mut unavailable = false;
+            while let Ok(job) = job_rx.recv() {
+                match job {
+                    Job::Reset => {
+                        if let Some(b) = backend.take() {
+                            // SAFETY: the owner dropped every pointer into
+                            // this code before sending Reset, and results
+                            // compiled before it carry an old generation.
+                            unsafe { b.free() };
+                        }
+                    }
+                    Job::Compile {
+                        req,
+                        gen,
+                        uops,
+                        base,
+                        bwx,
+                    } => {
+                        if backend.is_none() && !unavailable {
+                            backend = Backend::new();
+                            unavailable = backend.is_none();
+                        }
+                        let out = backend
+                            .as_mut()
+                            .and_then(|b| b.compile(&uops, base, req.idx, bwx));
+                        if done_tx.send(Done { req, gen, out }).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+            // The owner is gone, and with it every pointer into our code.
+            if let Some(b) = backend {
+                // SAFETY: as above; the owner cannot be running a region
+                // while it is being dropped.
+                unsafe { b.free() };
+            }
+        });
+    if spawned.is_err() {
+        // No thread: a closed channel makes every request come back empty.
+        let (jobs, _) = channel();
+        let (_, done) = channel();
+        return Worker { jobs, done };
+    }
+    Worker { jobs, done }
+}
+
+/// A finished region: where its code is and what it cost.
+struct Code {
+    addr: usize,
+    insns: usize,
+    bytes: usize,
+    nanos: u64,
+}
+
+/// The Cranelift module regions are compiled into.
+struct Backend {
+    module: JITModule,
+    cl: Context,
+    fctx: FunctionBuilderContext,
+}
+
+impl Backend {
+    fn new() -> Option<Backend> {
+        Some(Backend {
+            module: new_module()?,
+            cl: Context::new(),
+            fctx: FunctionBuilderContext::new(),
+        })
+    }
+
+    /// # Safety
+    /// No pointer into code compiled here may be used afterwards.
+    unsafe fn free(self) {
+        self.module.free_memory();
+    }
+
+    fn compile(&mut self, uops: &[Uop], base: u64, entry: usize, bwx: bool) -> Option<Code> {
+        let start = std::time::Instant::now();
         let region = Region::scan(uops, base, entry, bwx)?;
-        let module = self.module()?;
+        let module = &mut self.module;
         let config = module.target_config();
         let mut sig = module.make_signature();
         sig.params.push(AbiParam::new(I64));
@@ -170,7 +415,6 @@ impl Jit {
             let b = FunctionBuilder::new(&mut self.cl.func, &mut self.fctx);
             Emitter::new(b, &region, uops, base).emit(config);
         }
-        let module = self.module.as_mut()?;
         if module.define_function(id, &mut self.cl).is_err() {
             module.clear_context(&mut self.cl);
             return None;
@@ -181,15 +425,13 @@ impl Jit {
             .map_or(0, |c| c.code_info().total_size as usize);
         module.clear_context(&mut self.cl);
         module.finalize_definitions().ok()?;
-        let ptr = module.get_finalized_function(id);
-        // SAFETY: the function was built with signature `RegionFn`.
-        let f: RegionFn = unsafe { std::mem::transmute::<*const u8, RegionFn>(ptr) };
-        self.fns.push(f);
-        self.live_bytes += bytes;
-        self.stats.regions += 1;
-        self.stats.insns += region.count as u64;
-        self.stats.code_bytes += bytes as u64;
-        Some((self.fns.len() - 1) as u32)
+        let addr = module.get_finalized_function(id) as usize;
+        Some(Code {
+            addr,
+            insns: region.count,
+            bytes,
+            nanos: start.elapsed().as_nanos() as u64,
+        })
     }
 }
 
@@ -351,6 +593,80 @@ impl Region {
         if entry >= n || shape(&uops[entry], bwx) == Shape::Interpret {
             return None;
         }
+        let inside = |t: Option<usize>| t.filter(|&t| t < n);
+        // Successors in the page: real ones, and the "virtual" one after a
+        // call (BSR, JSR): the region exits there, but the callee returns
+        // to the next instruction, so for finding loops it counts. (Not so
+        // after an instruction only the interpreter executes: a loop that
+        // needs the interpreter on every pass, say for floating point,
+        // runs faster interpreted than bouncing in and out.)
+        let edges = |i: usize| -> ([Option<usize>; 2], Option<usize>) {
+            let u = &uops[i];
+            let t = inside(in_page_index(base, u.imm));
+            let next = inside(Some(i + 1));
+            match shape(u, bwx) {
+                Shape::Straight => ([next, None], None),
+                Shape::Cond => ([t, next], None),
+                Shape::Direct if u.kind == K::Br => ([t, None], next),
+                Shape::Direct => ([t, None], None),
+                Shape::Indirect if u.kind == K::Jump => ([None, None], next),
+                Shape::Indirect => ([None, None], None),
+                Shape::Interpret => ([None, None], None),
+            }
+        };
+        // 1. What the entry reaches by real edges, and by any edge.
+        let reach = |with_virtual: bool| {
+            let mut seen = vec![false; n];
+            let mut work = vec![entry];
+            let mut count = 0;
+            seen[entry] = true;
+            while let Some(i) = work.pop() {
+                count += 1;
+                if count > MAX_SCAN {
+                    break;
+                }
+                let (real, virt) = edges(i);
+                let virt = if with_virtual { virt } else { None };
+                for s in real.into_iter().chain([virt]).flatten() {
+                    if !seen[s] {
+                        seen[s] = true;
+                        work.push(s);
+                    }
+                }
+            }
+            seen
+        };
+        let real = reach(false);
+        let any = reach(true);
+        // 2. What lies on a cycle through the entry: compiled code is for
+        // loops; code run once per arrival stays with the interpreter,
+        // which is cheaper than compiling it.
+        let mut back = vec![false; n];
+        loop {
+            let mut changed = false;
+            for i in (0..n).rev().filter(|&i| any[i]) {
+                if back[i] {
+                    continue;
+                }
+                let (real, virt) = edges(i);
+                if real
+                    .into_iter()
+                    .chain([virt])
+                    .flatten()
+                    .any(|s| s == entry || back[s])
+                {
+                    back[i] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        if !back[entry] {
+            return None;
+        }
+        // 3. Compile what the entry reaches on those cycles.
         let mut r = Region {
             entry,
             reached: vec![false; n + 1],
@@ -360,47 +676,33 @@ impl Region {
             written: [false; 32],
             bwx,
         };
-        let mut work = vec![entry];
+        for i in 0..n {
+            let u = &uops[i];
+            if !(real[i] && back[i]) || shape(u, bwx) == Shape::Interpret {
+                continue;
+            }
+            r.reached[i] = true;
+            r.count += 1;
+            for reg in [u.ra, u.rb, u.rc] {
+                r.used[reg as usize] = true;
+            }
+            if let Some(d) = dest(u) {
+                r.written[d] = true;
+            }
+        }
+        if r.count > MAX_REGION {
+            return None;
+        }
         r.leader[entry] = true;
-        while let Some(start) = work.pop() {
-            let mut i = start;
-            while i < n && !r.reached[i] {
-                if r.count >= MAX_REGION {
-                    break;
+        for i in (0..n).filter(|&i| r.reached[i]) {
+            let s = shape(&uops[i], bwx);
+            if matches!(s, Shape::Cond | Shape::Direct) {
+                if let Some(t) = inside(in_page_index(base, uops[i].imm)) {
+                    r.leader[t] = true;
                 }
-                let u = &uops[i];
-                let s = shape(u, bwx);
-                if s == Shape::Interpret {
-                    break;
-                }
-                r.reached[i] = true;
-                r.count += 1;
-                for reg in [u.ra, u.rb, u.rc] {
-                    r.used[reg as usize] = true;
-                }
-                if let Some(d) = dest(u) {
-                    r.written[d] = true;
-                }
-                match s {
-                    Shape::Cond | Shape::Direct => {
-                        if let Some(t) = in_page_index(base, u.imm) {
-                            if !r.leader[t] {
-                                r.leader[t] = true;
-                                work.push(t);
-                            }
-                        }
-                        if s == Shape::Direct {
-                            break;
-                        }
-                        // The fall-through starts a block too.
-                        if !r.leader[i + 1] {
-                            r.leader[i + 1] = true;
-                        }
-                        i += 1;
-                    }
-                    Shape::Indirect => break,
-                    _ => i += 1,
-                }
+            }
+            if s == Shape::Cond {
+                r.leader[i + 1] = true;
             }
         }
         r.used[31] = false;
@@ -442,6 +744,13 @@ fn in_page_index(base: u64, target: u64) -> Option<usize> {
 
 // ------------------------------------------------------------ emitter
 
+/// Where an exit continues.
+#[derive(Clone, Copy)]
+enum Pc {
+    Const(u64),
+    Val(Value),
+}
+
 struct Emitter<'a> {
     b: FunctionBuilder<'a>,
     region: &'a Region,
@@ -452,7 +761,9 @@ struct Emitter<'a> {
     vars: [Option<Variable>; 32],
     left: Variable,
     blocks: Vec<Option<Block>>,
-    exit: Block,
+    regs: Value,
+    /// Exit blocks still to fill: (block, next pc, budget refund).
+    exits: Vec<(Block, Pc, usize)>,
     load_sig: Option<cranelift_codegen::ir::SigRef>,
     store_sig: Option<cranelift_codegen::ir::SigRef>,
 }
@@ -499,14 +810,9 @@ impl<'a> Emitter<'a> {
                 *slot = Some(b.create_block());
             }
         }
-        let exit = b.create_block();
-        b.append_block_param(exit, I64); // next pc
-        b.append_block_param(exit, I64); // budget refund
-        b.set_cold_block(exit);
         let first = blocks[region.entry].expect("entry is a block");
         b.ins().jump(first, &[]);
-        // Write-back needs the register file pointer in the exit block.
-        let mut e = Emitter {
+        Emitter {
             b,
             region,
             uops,
@@ -516,30 +822,36 @@ impl<'a> Emitter<'a> {
             vars,
             left,
             blocks,
-            exit,
+            regs,
+            exits: Vec::new(),
             load_sig: None,
             store_sig: None,
-        };
-        e.emit_exit(regs);
-        e
+        }
     }
 
-    fn emit_exit(&mut self, regs: Value) {
-        let b = &mut self.b;
-        b.switch_to_block(self.exit);
-        let pc = b.block_params(self.exit)[0];
-        let refund = b.block_params(self.exit)[1];
-        for r in 0..31 {
-            if self.region.written[r] {
-                let v = b.use_var(self.vars[r].unwrap());
-                b.ins().store(trusted(), v, regs, (r * 8) as i32);
-            }
+    /// A new exit block: it will store the budget and return `pc` (the
+    /// registers are already in the register file, see [`Emitter::set`]).
+    fn exit_to(&mut self, pc: Pc, refund: usize) -> Block {
+        let blk = self.b.create_block();
+        self.b.set_cold_block(blk);
+        self.exits.push((blk, pc, refund));
+        blk
+    }
+
+    fn fill_exits(&mut self) {
+        for (blk, pc, refund) in std::mem::take(&mut self.exits) {
+            let b = &mut self.b;
+            b.switch_to_block(blk);
+            let l = b.use_var(self.left);
+            let l = b.ins().iadd_imm_s(l, refund as i64);
+            b.ins()
+                .store(trusted(), l, self.ctx, offset_of!(JitCtx, left) as i32);
+            let pc = match pc {
+                Pc::Const(x) => b.ins().iconst(I64, x as i64),
+                Pc::Val(v) => v,
+            };
+            b.ins().return_(&[pc]);
         }
-        let l = b.use_var(self.left);
-        let l = b.ins().iadd(l, refund);
-        b.ins()
-            .store(trusted(), l, self.ctx, offset_of!(JitCtx, left) as i32);
-        b.ins().return_(&[pc]);
     }
 
     fn emit(mut self, config: cranelift_codegen::isa::TargetFrontendConfig) {
@@ -548,6 +860,7 @@ impl<'a> Emitter<'a> {
                 self.emit_block(i);
             }
         }
+        self.fill_exits();
         self.b.seal_all_blocks();
         self.b.finalize(config);
     }
@@ -563,9 +876,13 @@ impl<'a> Emitter<'a> {
         }
     }
 
+    /// Write guest register `r`: the variable for later reads, and the
+    /// register file at once (a store off the critical path), so that an
+    /// exit has nothing to write back and values need not stay live to it.
     fn set(&mut self, r: usize, v: Value) {
         if r != 31 {
             self.b.def_var(self.vars[r].unwrap(), v);
+            self.b.ins().store(trusted(), v, self.regs, (r * 8) as i32);
         }
     }
 
@@ -573,16 +890,10 @@ impl<'a> Emitter<'a> {
         self.b.ins().iconst(I64, x as i64)
     }
 
-    /// Jump to the exit with next pc `pc` and `refund` instructions repaid.
-    fn exit_args(&mut self, pc: Value, refund: usize) -> [BlockArg; 2] {
-        let r = self.konst(refund as u64);
-        [BlockArg::Value(pc), BlockArg::Value(r)]
-    }
-
+    /// Leave for the interpreter at `pc`, repaying `refund` instructions.
     fn leave(&mut self, pc: u64, refund: usize) {
-        let p = self.konst(pc);
-        let args = self.exit_args(p, refund);
-        self.b.ins().jump(self.exit, &args);
+        let blk = self.exit_to(Pc::Const(pc), refund);
+        self.b.ins().jump(blk, &[]);
     }
 
     /// Continue at guest address `target`: a block of the region, or exit.
@@ -610,9 +921,8 @@ impl<'a> Emitter<'a> {
             .ins()
             .icmp_imm_u(IntCC::UnsignedLessThan, left, n as i64);
         let body = self.b.create_block();
-        let p = self.konst(self.pc(start));
-        let args = self.exit_args(p, 0);
-        self.b.ins().brif(short, self.exit, &args, body, &[]);
+        let out = self.exit_to(Pc::Const(self.pc(start)), 0);
+        self.b.ins().brif(short, out, &[], body, &[]);
         self.b.switch_to_block(body);
         let paid = self.b.ins().iadd_imm_s(left, -(n as i64));
         self.b.def_var(self.left, paid);
@@ -666,8 +976,8 @@ impl<'a> Emitter<'a> {
                         let link = self.konst(self.pc(i + 1));
                         self.set(u.ra as usize, link);
                     }
-                    let args = self.exit_args(target, 0);
-                    self.b.ins().jump(self.exit, &args);
+                    let out = self.exit_to(Pc::Val(target), 0);
+                    self.b.ins().jump(out, &[]);
                     return;
                 }
             }
@@ -939,11 +1249,11 @@ impl<'a> Emitter<'a> {
         };
         let addr = self.address(u);
         self.check_align(addr, align, i, rest);
-        let (hit, miss, join) = self.lookup(addr, false);
+        let (hit, miss, join, entry) = self.lookup(addr, false);
         let raw = self.b.append_block_param(join, I64);
         // Hit: read the host page.
         self.b.switch_to_block(hit);
-        let host = self.host_address(addr, false);
+        let host = self.host_address(addr, entry, false);
         let v = match size {
             8 => self.b.ins().load(I64, guest(), host, 0),
             4 => self.b.ins().uload32(guest(), host, 0),
@@ -968,11 +1278,8 @@ impl<'a> Emitter<'a> {
             .b
             .ins()
             .load(I64, trusted(), self.ctx, offset_of!(JitCtx, status) as i32);
-        let p = self.konst(self.pc(i));
-        let args = self.exit_args(p, rest);
-        self.b
-            .ins()
-            .brif(st, self.exit, &args, join, &[BlockArg::Value(v)]);
+        let out = self.exit_to(Pc::Const(self.pc(i)), rest);
+        self.b.ins().brif(st, out, &[], join, &[BlockArg::Value(v)]);
         self.b.switch_to_block(join);
         let v = if u.kind == K::Ldl {
             self.sext32(raw)
@@ -993,9 +1300,9 @@ impl<'a> Emitter<'a> {
         let addr = self.address(u);
         self.check_align(addr, align, i, rest);
         let value = self.get(u.ra);
-        let (hit, miss, join) = self.lookup(addr, true);
+        let (hit, miss, join, entry) = self.lookup(addr, true);
         self.b.switch_to_block(hit);
-        let host = self.host_address(addr, true);
+        let host = self.host_address(addr, entry, true);
         match size {
             8 => self.b.ins().store(guest(), value, host, 0),
             4 => self.b.ins().istore32(guest(), value, host, 0),
@@ -1024,13 +1331,9 @@ impl<'a> Emitter<'a> {
         self.b.switch_to_block(not_ok);
         // ST_FAIL: interpret this store; ST_CODE: it is done, leave after it.
         let failed = self.b.ins().icmp_imm_s(IntCC::Equal, st, ST_FAIL as i64);
-        let p = self.konst(self.pc(i));
-        let fail_args = self.exit_args(p, rest);
-        let p4 = self.konst(self.pc(i + 1));
-        let code_args = self.exit_args(p4, rest - 1);
-        self.b
-            .ins()
-            .brif(failed, self.exit, &fail_args, self.exit, &code_args);
+        let fail = self.exit_to(Pc::Const(self.pc(i)), rest);
+        let done = self.exit_to(Pc::Const(self.pc(i + 1)), rest - 1);
+        self.b.ins().brif(failed, fail, &[], done, &[]);
         self.b.switch_to_block(join);
     }
 
@@ -1052,15 +1355,14 @@ impl<'a> Emitter<'a> {
         }
         let low = self.b.ins().band_imm_s(addr, mask as i64);
         let ok = self.b.create_block();
-        let p = self.konst(self.pc(i));
-        let args = self.exit_args(p, rest);
-        self.b.ins().brif(low, self.exit, &args, ok, &[]);
+        let out = self.exit_to(Pc::Const(self.pc(i)), rest);
+        self.b.ins().brif(low, out, &[], ok, &[]);
         self.b.switch_to_block(ok);
     }
 
     /// Compare the table tag of `addr`'s page; returns (hit, miss, join)
     /// blocks with the builder left at the end of the current block.
-    fn lookup(&mut self, addr: Value, write: bool) -> (Block, Block, Block) {
+    fn lookup(&mut self, addr: Value, write: bool) -> (Block, Block, Block, Value) {
         let pn = self.b.ins().ushr_imm_s(addr, PAGE_SHIFT as i64);
         let slot = self.b.ins().band_imm_s(pn, (JIT_TLB_SIZE - 1) as i64);
         let off = self.b.ins().ishl_imm_s(slot, 3);
@@ -1076,15 +1378,11 @@ impl<'a> Emitter<'a> {
         let miss = self.b.create_block();
         let join = self.b.create_block();
         self.b.ins().brif(same, hit, &[], miss, &[]);
-        (hit, miss, join)
+        (hit, miss, join, entry)
     }
 
-    /// Host address of `addr` once its table entry is known to match.
-    fn host_address(&mut self, addr: Value, write: bool) -> Value {
-        let pn = self.b.ins().ushr_imm_s(addr, PAGE_SHIFT as i64);
-        let slot = self.b.ins().band_imm_s(pn, (JIT_TLB_SIZE - 1) as i64);
-        let off = self.b.ins().ishl_imm_s(slot, 3);
-        let entry = self.b.ins().iadd(self.tlb, off);
+    /// Host address of `addr` once its table `entry` is known to match.
+    fn host_address(&mut self, addr: Value, entry: Value, write: bool) -> Value {
         let ptr_off = if write {
             offset_of!(JitTlb, wptr)
         } else {
