@@ -102,9 +102,15 @@ pub struct RunArgs {
     /// Instructions each guest thread runs before the scheduler switches.
     #[arg(long, value_parser = parse_u64)]
     pub quantum: Option<u64>,
-    /// Interpret only: do not compile hot code to host code.
-    #[arg(long)]
+    /// Interpret only: never compile guest loops to host code.
+    #[arg(long, conflicts_with = "jit_threshold")]
     pub no_jit: bool,
+    /// Compile a guest loop to host code once its head has been reached N times (default 1000).
+    #[arg(long, value_parser = parse_u64)]
+    pub jit_threshold: Option<u64>,
+    /// When the guest ends, report on stderr what was compiled to host code.
+    #[arg(long)]
+    pub jit_stats: bool,
     /// The Alpha ELF executable.
     pub program: PathBuf,
     /// Arguments passed to the guest.

@@ -24,7 +24,9 @@
 //!    static, runs under `subword alpha run --cpu MODEL --sysroot
 //!    /usr/alpha-linux-gnu`, and its stdout and exit status are compared
 //!    with the expected ones. The test prints `subword: N/M agree` and
-//!    lists every disagreement.
+//!    lists every disagreement. Each ev67 dynamic binary also runs with
+//!    `--jit-threshold 1`, so every loop in it and in glibc is compiled to
+//!    host code on its second pass (`dynamic-jit1` cases).
 //!
 //! **The ratchet.** The Linux personality that runs glibc programs is being
 //! built in steps, so for now only the cases listed in
@@ -105,6 +107,9 @@ enum Link {
     BwxOnEv5,
     /// Freestanding static (`tests/c/bare/`): no libc, only write and exit.
     Bare,
+    /// Dynamic, run with `--jit-threshold 1`: every loop subword sees
+    /// (glibc's and the program's) is compiled on its second pass.
+    DynamicJitEager,
 }
 
 impl Link {
@@ -115,6 +120,7 @@ impl Link {
             Link::StaticRelaxed => "static-relaxed",
             Link::BwxOnEv5 => "bwx-on-ev5",
             Link::Bare => "bare",
+            Link::DynamicJitEager => "dynamic-jit1",
         }
     }
 
@@ -251,7 +257,7 @@ fn compile(gcc: &Path, prog: &Program, model: &str, link: Link, out: &Path) -> R
         .arg(out)
         .arg(&prog.source);
     match link {
-        Link::Dynamic | Link::BwxOnEv5 => {}
+        Link::Dynamic | Link::BwxOnEv5 | Link::DynamicJitEager => {}
         Link::Bare => {
             cmd.args(["-nostdlib", "-static", "-ffreestanding"]);
         }
@@ -362,6 +368,9 @@ fn subword_run(case: &Case, prog: &Program) -> Outcome {
         "--max-insns",
         "2000000000",
     ]);
+    if case.link == Link::DynamicJitEager {
+        cmd.args(["--jit-threshold", "1"]);
+    }
     cmd.arg(&case.binary).args(&prog.args);
     cmd.envs(prog.env.iter().map(|(k, v)| (k, v)));
     run_capture(cmd, RUN_TIMEOUT)
@@ -443,7 +452,12 @@ fn c_corpus_agrees_under_qemu_and_subword() {
             } else {
                 &[Link::Dynamic, Link::Static]
             };
-            for &link in links {
+            let eager: &[Link] = if p.bare || model != "ev67" {
+                &[]
+            } else {
+                &[Link::DynamicJitEager]
+            };
+            for &link in links.iter().chain(eager) {
                 let stem = p.name.replace('/', "-");
                 let binary = scratch.join(format!("{stem}-{model}-{}", link.name()));
                 cases.push(Case {

@@ -124,8 +124,11 @@ pub struct Options {
     pub sysroot: Option<std::path::PathBuf>,
     /// Instructions a thread runs before the scheduler switches.
     pub quantum: Option<u64>,
-    /// Compile hot code (see [`crate::jit`]); `false` interprets only.
-    pub jit: bool,
+    /// Compile a loop to host code after this many arrivals at its head
+    /// (see [`crate::jit`]); `None` interprets only.
+    pub jit: Option<u32>,
+    /// Report what the compiling tier did when the guest ends.
+    pub jit_stats: bool,
 }
 
 impl Options {
@@ -140,7 +143,8 @@ impl Options {
             envp: Vec::new(),
             sysroot: None,
             quantum: None,
-            jit: true,
+            jit: Some(crate::icache::DEFAULT_JIT_THRESHOLD),
+            jit_stats: false,
         }
     }
 }
@@ -290,9 +294,7 @@ impl Process {
     /// build the initial stack.
     pub fn new(elf: &[u8], opts: &Options) -> Result<Process, String> {
         let mut machine = Machine::new(opts.model, 1, opts.lock_range);
-        if !opts.jit {
-            machine.set_jit(None);
-        }
+        machine.set_jit(opts.jit);
         if let Some(m) = opts.max_memory {
             machine.mem.set_limit(m);
         }
@@ -916,5 +918,18 @@ pub fn set_result(cpu: &mut crate::cpu::Cpu, r: Result<u64, u64>) {
 /// Load and run `elf` to the end: the whole of `subword alpha run`.
 pub fn run_program(elf: &[u8], opts: &Options, host: &mut dyn Host) -> Result<Exit, String> {
     let mut p = Process::new(elf, opts)?;
-    Ok(p.run(host, opts.max_insns))
+    let exit = p.run(host, opts.max_insns);
+    if opts.jit_stats {
+        // Count what was still being compiled when the guest ended, too.
+        p.machine.jit_wait();
+        let s = p.machine.jit_stats();
+        host.diag(&format!(
+            "jit: {} regions compiled ({} guest instructions, {} KiB of host code, {:.1} ms compiling)",
+            s.regions,
+            s.insns,
+            s.code_bytes.div_ceil(1024),
+            s.compile_ns as f64 / 1e6
+        ));
+    }
+    Ok(exit)
 }

@@ -4,6 +4,7 @@
 
 use crate::{CmdResult, Failure, Outcome, RunArgs};
 use alpha_emu::cpu::valid_lock_range;
+use alpha_emu::icache::MAX_JIT_THRESHOLD;
 use alpha_emu::linux::{self, Options, StdHost};
 
 /// The `--cpu` model, or a one-line error listing the known names.
@@ -43,7 +44,17 @@ pub fn run(a: RunArgs) -> CmdResult {
     opts.max_memory = a.max_memory;
     opts.strace = a.strace;
     opts.sysroot = a.sysroot.clone();
-    opts.jit = !a.no_jit;
+    opts.jit_stats = a.jit_stats;
+    opts.jit = match (a.no_jit, a.jit_threshold) {
+        (true, _) => None,
+        (false, None) => opts.jit,
+        (false, Some(n)) if (1..=MAX_JIT_THRESHOLD as u64).contains(&n) => Some(n as u32),
+        (false, Some(n)) => {
+            return Err(Failure(format!(
+                "--jit-threshold {n}: must be from 1 to {MAX_JIT_THRESHOLD}"
+            )))
+        }
+    };
     if let Some(q) = a.quantum {
         if q == 0 {
             return Err(Failure("--quantum must be at least 1".into()));
