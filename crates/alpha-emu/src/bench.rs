@@ -1,7 +1,7 @@
-//! Embedded integer loops for measuring interpreter speed (`subword alpha
+//! Embedded integer loops for measuring execution speed (`subword alpha
 //! bench`). Each is Alpha assembly, assembled at run time by alpha-isa's
 //! assembler, run on a bare [`Machine`] (no OS) for a fixed number of
-//! guest instructions.
+//! guest instructions, interpreted or with the compiling tier.
 
 use crate::memory::Perm;
 use crate::{Event, Machine};
@@ -120,12 +120,23 @@ fn thread_cpu_ns() -> Option<u64> {
 
 /// Assemble and run `l` on `model` for `insns` guest instructions.
 /// `Ok(None)` when the model lacks the extension the loop needs.
-pub fn run(l: &Loop, model: &'static Model, insns: u64) -> Result<Option<Measurement>, String> {
+pub fn run(
+    l: &Loop,
+    model: &'static Model,
+    insns: u64,
+    jit: bool,
+) -> Result<Option<Measurement>, String> {
     if !model.has(l.needs) {
         return Ok(None);
     }
     let words = alpha_isa::assemble_words(l.src, CODE).map_err(|e| format!("{}: {e}", l.name))?;
     let mut m = Machine::new(model, 1, None);
+    if jit {
+        // Compile in this thread, so that its CPU time counts too.
+        m.set_jit_background(false);
+    } else {
+        m.set_jit(None);
+    }
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     let code_len = (bytes.len() as u64).div_ceil(0x2000) * 0x2000;
     m.mem

@@ -75,6 +75,49 @@ fn fault_bwx_program_on_ev5_exits_132_naming_insn_and_extension() {
     assert!(l.ends_with("needs BWX, which ev5 lacks"), "{l}");
 }
 
+/// A counting loop run interpreted, compiled after its first pass, and by
+/// default: the same output and status; `--jit-stats` reports what was
+/// compiled (nothing when interpreting).
+#[test]
+fn exec_loop_same_result_interpreted_and_compiled_and_jit_stats_report_it() {
+    let src = "
+    .globl _start
+_start:
+    lda $1, 30000($31)
+    clr $16
+1:  addq $16, 3, $16
+    and $16, 0x7f, $16
+    subq $1, 1, $1
+    bne $1, 1b
+    lda $0, 1($31)
+    call_pal 0x83
+";
+    let p = program("exec_loop_tiers", src);
+    let p = p.to_str().unwrap();
+    let mut statuses = Vec::new();
+    for tier in [&["--no-jit"][..], &["--jit-threshold", "1"], &[]] {
+        let mut args = vec!["alpha", "run", "--jit-stats"];
+        args.extend_from_slice(tier);
+        args.push(p);
+        let o = subword(&args);
+        let lines = stderr_lines(&o);
+        assert_eq!(lines.len(), 1, "{tier:?}: {lines:?}");
+        let l = &lines[0];
+        assert!(l.starts_with("subword: jit: "), "{l}");
+        if tier == ["--no-jit"] {
+            assert!(l.contains(" 0 regions compiled"), "{l}");
+        } else {
+            assert!(
+                l.contains(" 1 regions compiled (4 guest instructions"),
+                "{tier:?}: {l}"
+            );
+        }
+        statuses.push(o.status.code());
+    }
+    // exit(a0): 30000 * 3 mod 128, computed three ways.
+    assert_eq!(statuses, vec![Some((30000 * 3 % 128) as i32); 3]);
+}
+
 #[test]
 fn bound_max_insns_exits_124() {
     let p = program("bound_max_insns", ".globl _start\n_start:\n1: br 1b\n");
@@ -119,6 +162,14 @@ fn fault_bad_input_exits_2_with_one_line() {
             "power of two",
         ),
         (vec!["alpha", "run", "--lock-range", "4", p], "power of two"),
+        (
+            vec!["alpha", "run", "--jit-threshold", "0", p],
+            "--jit-threshold 0",
+        ),
+        (
+            vec!["alpha", "run", "--no-jit", "--jit-threshold", "5", p],
+            "--no-jit",
+        ),
     ];
     for (args, needle) in cases {
         let o = subword(&args);

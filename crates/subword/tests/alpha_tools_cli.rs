@@ -234,3 +234,38 @@ fn exec_closed_stdout_pipe_ends_quietly_without_panic() {
         "{status:?}"
     );
 }
+
+/// `alpha bench` runs every embedded loop interpreted and compiled and
+/// prints a rate for each (the rates themselves are not judged here).
+#[test]
+fn exec_alpha_bench_reports_both_tiers_for_every_loop() {
+    let o = subword(&["alpha", "bench", "--insns", "200000"]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&o.stdout);
+    for name in [
+        "int-alu",
+        "mem-quad",
+        "byte-copy",
+        "byte-copy-prebwx",
+        "overall",
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no {name} line in\n{text}"));
+        let rates: Vec<f64> = line
+            .split_whitespace()
+            .skip(1)
+            .take(2)
+            .map(|w| w.parse().unwrap_or_else(|_| panic!("{line}")))
+            .collect();
+        assert!(rates.iter().all(|&r| r > 0.0), "{line}");
+    }
+    let o = subword(&["alpha", "bench", "--cpu", "ev5", "--insns", "1000"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.lines()
+            .any(|l| l.contains("byte-copy") && l.contains("ev5 lacks")),
+        "{text}"
+    );
+}

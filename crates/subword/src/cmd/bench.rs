@@ -1,8 +1,8 @@
-//! `subword alpha bench`: guest instructions per second of the interpreter
-//! on embedded integer loops (see `alpha_emu::bench`).
+//! `subword alpha bench`: guest instructions per second on embedded integer
+//! loops (see `alpha_emu::bench`), interpreted and compiled to host code.
 
 use crate::{BenchArgs, CmdResult, Failure, Outcome};
-use alpha_emu::bench;
+use alpha_emu::bench::{self, Measurement};
 
 pub fn run(a: BenchArgs) -> CmdResult {
     let model = super::run::model(&a.cpu.cpu)?;
@@ -15,36 +15,45 @@ pub fn run(a: BenchArgs) -> CmdResult {
         "subword alpha bench: {} guest instructions per loop on {} ({build})",
         a.insns, model.name
     );
-    let mut total_insns = 0u64;
-    let mut total_secs = 0f64;
+    println!(
+        "  {:<17} {:>12} {:>12}  (M guest instructions per CPU second)",
+        "loop", "interpreted", "compiled"
+    );
+    let mut totals = [(0u64, 0f64); 2];
     for l in bench::LOOPS {
-        match bench::run(l, model, a.insns).map_err(Failure)? {
-            Some(m) => {
-                total_insns += m.insns;
-                total_secs += m.cpu_seconds.unwrap_or(m.seconds);
-                let time = match m.cpu_seconds {
-                    Some(c) => format!("{c:.2} s CPU, {:.2} s wall", m.seconds),
-                    None => format!("{:.2} s wall", m.seconds),
-                };
-                println!(
-                    "  {:<17} {:>8.1} M insns/s  ({time})  {}",
-                    l.name,
-                    m.per_second() / 1e6,
-                    l.what
-                );
+        let mut rates = Vec::new();
+        for (jit, total) in [false, true].into_iter().zip(totals.iter_mut()) {
+            match bench::run(l, model, a.insns, jit).map_err(Failure)? {
+                Some(m) => {
+                    total.0 += m.insns;
+                    total.1 += seconds(&m);
+                    rates.push(format!("{:>12.1}", m.per_second() / 1e6));
+                }
+                None => rates.push(format!("{:>12}", "-")),
             }
-            None => println!(
+        }
+        if rates.iter().all(|r| r.trim() == "-") {
+            println!(
                 "  {:<17} skipped: {} lacks {:?}",
                 l.name, model.name, l.needs
-            ),
+            );
+        } else {
+            println!("  {:<17} {} {}  {}", l.name, rates[0], rates[1], l.what);
         }
     }
-    if total_secs > 0.0 {
+    if totals.iter().all(|t| t.1 > 0.0) {
         println!(
-            "  {:<17} {:>8.1} M insns/s",
+            "  {:<17} {:>12.1} {:>12.1}",
             "overall",
-            total_insns as f64 / total_secs / 1e6
+            totals[0].0 as f64 / totals[0].1 / 1e6,
+            totals[1].0 as f64 / totals[1].1 / 1e6
         );
     }
     Ok(Outcome::Status(0))
+}
+
+/// CPU time where the host reports it (the compiler runs in this thread
+/// here, so it is included), else wall time.
+fn seconds(m: &Measurement) -> f64 {
+    m.cpu_seconds.unwrap_or(m.seconds)
 }
