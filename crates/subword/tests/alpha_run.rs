@@ -115,7 +115,7 @@ _start:
         statuses.push(o.status.code());
     }
     // exit(a0): 30000 * 3 mod 128, computed three ways.
-    assert_eq!(statuses, vec![Some((30000 * 3 % 128) as i32); 3]);
+    assert_eq!(statuses, vec![Some(30000 * 3 % 128); 3]);
 }
 
 #[test]
