@@ -12,7 +12,9 @@
 //! `subword alpha run --cpu ev67 --sysroot /usr/alpha-linux-gnu`. Every run's
 //! stdout and exit status must equal qemu's first run, or the bench fails
 //! (exit 1). The table shows the best of 3 wall-clock runs each and
-//! `speed = qemu time / subword time` (1.0 = as fast as qemu). Finally a
+//! `speed = qemu time / subword time` (1.0 = as fast as qemu), for subword
+//! as it runs by default (hot loops compiled) and with `--no-jit`
+//! (interpreting only). Finally a
 //! dynamic glibc hello world is timed (best of 10) for start-up cost.
 //!
 //! When the cross compiler, qemu-alpha or the sysroot is absent the bench
@@ -86,12 +88,14 @@ fn run(bench_mode: bool, filters: &[&str]) -> Result<(), String> {
         c.args(["-cpu", CPU, "-L", SYSROOT]).arg(prog);
         c
     };
-    let subword_cmd = |prog: &Path| {
+    let subword_tier = |prog: &Path, extra: &[&str]| {
         let mut c = Command::new(&subword);
         c.args(["alpha", "run", "--cpu", CPU, "--sysroot", SYSROOT])
+            .args(extra)
             .arg(prog);
         c
     };
+    let subword_cmd = |prog: &Path| subword_tier(prog, &[]);
 
     let hello = compile(&gcc, &src_dir, &out_dir, "hello")?;
     if !bench_mode {
@@ -108,8 +112,8 @@ fn run(bench_mode: bool, filters: &[&str]) -> Result<(), String> {
     println!("{}", machine_load());
     println!();
     println!(
-        "{:<12} {:>9} {:>11} {:>8}",
-        "workload", "qemu s", "subword s", "speed"
+        "{:<12} {:>9} {:>11} {:>8}   {:>16} {:>8}",
+        "workload", "qemu s", "subword s", "speed", "interpreted s", "speed"
     );
     for name in WORKLOADS
         .iter()
@@ -118,10 +122,20 @@ fn run(bench_mode: bool, filters: &[&str]) -> Result<(), String> {
         let prog = compile(&gcc, &src_dir, &out_dir, name)?;
         let q = best_of(RUNS, name, || qemu_cmd(&prog), None)?;
         let s = best_of(RUNS, name, || subword_cmd(&prog), Some(&q))?;
-        let (qs, ss) = (q.wall.as_secs_f64(), s.wall.as_secs_f64());
-        println!("{name:<12} {qs:>9.3} {ss:>11.3} {:>7.3}x", qs / ss);
+        let i = best_of(RUNS, name, || subword_tier(&prog, &["--no-jit"]), Some(&q))?;
+        let (qs, ss, is) = (
+            q.wall.as_secs_f64(),
+            s.wall.as_secs_f64(),
+            i.wall.as_secs_f64(),
+        );
+        println!(
+            "{name:<12} {qs:>9.3} {ss:>11.3} {:>7.3}x   {is:>16.3} {:>7.3}x",
+            qs / ss,
+            qs / is
+        );
     }
-    println!("(speed = qemu time / subword time; higher is better, 1.0 = as fast as qemu)");
+    println!("(speed = qemu time / subword time; higher is better, 1.0 = as fast as qemu;");
+    println!(" subword compiles hot loops by default; \"interpreted\" is `--no-jit`)");
 
     let qh = best_of(HELLO_RUNS, "hello", || qemu_cmd(&hello), None)?;
     let sh = best_of(HELLO_RUNS, "hello", || subword_cmd(&hello), Some(&qh))?;

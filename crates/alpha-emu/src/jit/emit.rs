@@ -1,0 +1,911 @@
+//! Code generation: a [`Region`] of micro-ops to Cranelift IR to host code,
+//! and the slow-path helpers the code calls (see the module documentation
+//! of [`crate::jit`]).
+
+use super::region::{in_page_index, shape, Region, Shape};
+use super::JitCtx;
+use crate::exec::bytes;
+use crate::exec::fast::{Uop, K};
+use crate::memory::{JitTlb, JIT_TLB_SIZE, PAGE_SHIFT, PAGE_SIZE};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::types::{I16, I32, I64, I8};
+use cranelift_codegen::ir::{
+    AbiParam, Block, BlockArg, InstBuilder, MemFlagsData as MemFlags, Signature, UserFuncName,
+    Value,
+};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::Context;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext, Variable};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, Module};
+use std::mem::offset_of;
+
+/// [`JitCtx::status`] after a slow-path helper: done; not done (interpret
+/// the instruction); done, but code changed (leave after it).
+const ST_OK: u64 = 0;
+const ST_FAIL: u64 = 1;
+const ST_CODE: u64 = 2;
+
+/// A finished region: where its code is and what it cost.
+pub(crate) struct Code {
+    pub(crate) addr: usize,
+    pub(crate) insns: usize,
+    pub(crate) bytes: usize,
+    pub(crate) nanos: u64,
+}
+
+/// The Cranelift module regions are compiled into.
+pub(crate) struct Backend {
+    module: JITModule,
+    cl: Context,
+    fctx: FunctionBuilderContext,
+}
+
+impl Backend {
+    pub(crate) fn new() -> Option<Backend> {
+        Some(Backend {
+            module: new_module()?,
+            cl: Context::new(),
+            fctx: FunctionBuilderContext::new(),
+        })
+    }
+
+    /// # Safety
+    /// No pointer into code compiled here may be used afterwards.
+    pub(crate) unsafe fn free(self) {
+        self.module.free_memory();
+    }
+
+    pub(crate) fn compile(
+        &mut self,
+        uops: &[Uop],
+        base: u64,
+        entry: usize,
+        bwx: bool,
+    ) -> Option<Code> {
+        let start = std::time::Instant::now();
+        let region = Region::scan(uops, base, entry, bwx)?;
+        let module = &mut self.module;
+        let config = module.target_config();
+        let mut sig = module.make_signature();
+        sig.params.push(AbiParam::new(I64));
+        sig.returns.push(AbiParam::new(I64));
+        let id = module.declare_anonymous_function(&sig).ok()?;
+        self.cl.clear();
+        self.cl.func.signature = sig;
+        self.cl.func.name = UserFuncName::user(0, id.as_u32());
+        {
+            let b = FunctionBuilder::new(&mut self.cl.func, &mut self.fctx);
+            Emitter::new(b, &region, uops, base).emit(config);
+        }
+        if module.define_function(id, &mut self.cl).is_err() {
+            module.clear_context(&mut self.cl);
+            return None;
+        }
+        let bytes = self
+            .cl
+            .compiled_code()
+            .map_or(0, |c| c.code_info().total_size as usize);
+        module.clear_context(&mut self.cl);
+        module.finalize_definitions().ok()?;
+        let addr = module.get_finalized_function(id) as usize;
+        Some(Code {
+            addr,
+            insns: region.count,
+            bytes,
+            nanos: start.elapsed().as_nanos() as u64,
+        })
+    }
+}
+
+fn new_module() -> Option<JITModule> {
+    let mut flags = settings::builder();
+    flags.set("opt_level", "speed").ok()?;
+    flags.set("use_colocated_libcalls", "false").ok()?;
+    flags.set("is_pic", "false").ok()?;
+    let verify = if cfg!(debug_assertions) {
+        "true"
+    } else {
+        "false"
+    };
+    flags.set("enable_verifier", verify).ok()?;
+    let isa = cranelift_native::builder()
+        .ok()?
+        .finish(settings::Flags::new(flags))
+        .ok()?;
+    Some(JITModule::new(JITBuilder::with_isa(
+        isa,
+        default_libcall_names(),
+    )))
+}
+
+/// Load `N` bytes through [`Memory`]; on success refill the table.
+unsafe extern "C" fn load_slow<const N: usize>(ctx: *mut JitCtx, addr: u64) -> u64 {
+    let ctx = &mut *ctx;
+    let mem = &mut *ctx.mem;
+    match mem.load::<N>(addr) {
+        Ok(v) => {
+            mem.jit_fill_read(addr);
+            ctx.status = ST_OK;
+            v
+        }
+        Err(_) => {
+            ctx.status = ST_FAIL;
+            0
+        }
+    }
+}
+
+/// Store `N` bytes through [`Memory`] (reservations, code pages); on
+/// success refill the table.
+unsafe extern "C" fn store_slow<const N: usize>(ctx: *mut JitCtx, addr: u64, value: u64) {
+    let ctx = &mut *ctx;
+    let mem = &mut *ctx.mem;
+    let gen = mem.code_generation();
+    ctx.status = match mem.store::<N>(ctx.agent as usize, addr, value) {
+        Err(_) => ST_FAIL,
+        Ok(()) if mem.code_generation() != gen => ST_CODE,
+        Ok(()) => {
+            mem.jit_fill_write(addr);
+            ST_OK
+        }
+    };
+}
+
+/// Where an exit continues.
+#[derive(Clone, Copy)]
+enum Pc {
+    Const(u64),
+    Val(Value),
+}
+
+struct Emitter<'a> {
+    b: FunctionBuilder<'a>,
+    region: &'a Region,
+    uops: &'a [Uop],
+    base: u64,
+    ctx: Value,
+    tlb: Value,
+    vars: [Option<Variable>; 32],
+    left: Variable,
+    blocks: Vec<Option<Block>>,
+    regs: Value,
+    /// Exit blocks still to fill: (block, next pc, budget refund).
+    exits: Vec<(Block, Pc, usize)>,
+    load_sig: Option<cranelift_codegen::ir::SigRef>,
+    store_sig: Option<cranelift_codegen::ir::SigRef>,
+}
+
+fn trusted() -> MemFlags {
+    MemFlags::trusted()
+}
+
+/// Guest data: never traps (the table holds valid host pointers) but may be
+/// unaligned on the host and aliases anything.
+fn guest() -> MemFlags {
+    MemFlags::new().with_notrap()
+}
+
+impl<'a> Emitter<'a> {
+    fn new(mut b: FunctionBuilder<'a>, region: &'a Region, uops: &'a [Uop], base: u64) -> Self {
+        let start = b.create_block();
+        b.append_block_params_for_function_params(start);
+        b.switch_to_block(start);
+        let ctx = b.block_params(start)[0];
+        let regs = b
+            .ins()
+            .load(I64, trusted(), ctx, offset_of!(JitCtx, regs) as i32);
+        let tlb = b
+            .ins()
+            .load(I64, trusted(), ctx, offset_of!(JitCtx, tlb) as i32);
+        let mut vars = [None; 32];
+        for (r, slot) in vars.iter_mut().enumerate() {
+            if region.used[r] || region.written[r] {
+                let v = b.declare_var(I64);
+                let x = b.ins().load(I64, trusted(), regs, (r * 8) as i32);
+                b.def_var(v, x);
+                *slot = Some(v);
+            }
+        }
+        let left = b.declare_var(I64);
+        let l = b
+            .ins()
+            .load(I64, trusted(), ctx, offset_of!(JitCtx, left) as i32);
+        b.def_var(left, l);
+        let mut blocks = vec![None; uops.len()];
+        for (i, slot) in blocks.iter_mut().enumerate() {
+            if region.block_at(i) {
+                *slot = Some(b.create_block());
+            }
+        }
+        let first = blocks[region.entry].expect("entry is a block");
+        b.ins().jump(first, &[]);
+        Emitter {
+            b,
+            region,
+            uops,
+            base,
+            ctx,
+            tlb,
+            vars,
+            left,
+            blocks,
+            regs,
+            exits: Vec::new(),
+            load_sig: None,
+            store_sig: None,
+        }
+    }
+
+    /// A new exit block: it will store the budget and return `pc` (the
+    /// registers are already in the register file, see [`Emitter::set`]).
+    fn exit_to(&mut self, pc: Pc, refund: usize) -> Block {
+        let blk = self.b.create_block();
+        self.b.set_cold_block(blk);
+        self.exits.push((blk, pc, refund));
+        blk
+    }
+
+    fn fill_exits(&mut self) {
+        for (blk, pc, refund) in std::mem::take(&mut self.exits) {
+            let b = &mut self.b;
+            b.switch_to_block(blk);
+            let l = b.use_var(self.left);
+            let l = b.ins().iadd_imm_s(l, refund as i64);
+            b.ins()
+                .store(trusted(), l, self.ctx, offset_of!(JitCtx, left) as i32);
+            let pc = match pc {
+                Pc::Const(x) => b.ins().iconst(I64, x as i64),
+                Pc::Val(v) => v,
+            };
+            b.ins().return_(&[pc]);
+        }
+    }
+
+    fn emit(mut self, config: cranelift_codegen::isa::TargetFrontendConfig) {
+        for i in 0..self.uops.len() {
+            if self.region.block_at(i) {
+                self.emit_block(i);
+            }
+        }
+        self.fill_exits();
+        self.b.seal_all_blocks();
+        self.b.finalize(config);
+    }
+
+    fn pc(&self, i: usize) -> u64 {
+        self.base + ((i as u64) << 2)
+    }
+
+    fn get(&mut self, r: u8) -> Value {
+        match self.vars[r as usize] {
+            Some(v) if r != 31 => self.b.use_var(v),
+            _ => self.b.ins().iconst(I64, 0),
+        }
+    }
+
+    /// Write guest register `r`: the variable for later reads, and the
+    /// register file at once (a store off the critical path), so that an
+    /// exit has nothing to write back and values need not stay live to it.
+    fn set(&mut self, r: usize, v: Value) {
+        if r != 31 {
+            self.b.def_var(self.vars[r].unwrap(), v);
+            self.b.ins().store(trusted(), v, self.regs, (r * 8) as i32);
+        }
+    }
+
+    fn konst(&mut self, x: u64) -> Value {
+        self.b.ins().iconst(I64, x as i64)
+    }
+
+    /// Leave for the interpreter at `pc`, repaying `refund` instructions.
+    fn leave(&mut self, pc: u64, refund: usize) {
+        let blk = self.exit_to(Pc::Const(pc), refund);
+        self.b.ins().jump(blk, &[]);
+    }
+
+    /// Continue at guest address `target`: a block of the region, or exit.
+    fn goto(&mut self, target: u64) {
+        match self.index_of(target).and_then(|t| self.blocks[t]) {
+            Some(blk) => {
+                self.b.ins().jump(blk, &[]);
+            }
+            None => self.leave(target, 0),
+        }
+    }
+
+    fn index_of(&self, target: u64) -> Option<usize> {
+        in_page_index(self.base, target)
+    }
+
+    fn emit_block(&mut self, start: usize) {
+        let blk = self.blocks[start].unwrap();
+        self.b.switch_to_block(blk);
+        let n = self.region.block_len(self.uops, start);
+        // Pay for the block, or leave before it if the budget is short.
+        let left = self.b.use_var(self.left);
+        let short = self
+            .b
+            .ins()
+            .icmp_imm_u(IntCC::UnsignedLessThan, left, n as i64);
+        let body = self.b.create_block();
+        let out = self.exit_to(Pc::Const(self.pc(start)), 0);
+        self.b.ins().brif(short, out, &[], body, &[]);
+        self.b.switch_to_block(body);
+        let paid = self.b.ins().iadd_imm_s(left, -(n as i64));
+        self.b.def_var(self.left, paid);
+        let mut i = start;
+        loop {
+            let u = self.uops[i];
+            let here = i - start;
+            match shape(&u, self.region.bwx) {
+                Shape::Interpret => {
+                    self.leave(self.pc(i), 0);
+                    return;
+                }
+                Shape::Straight => {
+                    self.straight(&u, i, n - here);
+                    i += 1;
+                    if here + 1 == n {
+                        // The block ends without a branch: next block, or exit.
+                        if self.region.block_at(i) {
+                            let next = self.blocks[i].unwrap();
+                            self.b.ins().jump(next, &[]);
+                        } else {
+                            self.leave(self.pc(i), 0);
+                        }
+                        return;
+                    }
+                }
+                Shape::Cond => {
+                    let a = self.get(u.ra);
+                    let c = self.condition(u.kind, a);
+                    let taken = self.b.create_block();
+                    let fall = self.b.create_block();
+                    self.b.ins().brif(c, taken, &[], fall, &[]);
+                    self.b.switch_to_block(taken);
+                    self.goto(u.imm);
+                    self.b.switch_to_block(fall);
+                    self.goto(self.pc(i + 1));
+                    return;
+                }
+                Shape::Direct => {
+                    if u.kind == K::Br {
+                        let link = self.konst(self.pc(i + 1));
+                        self.set(u.ra as usize, link);
+                    }
+                    self.goto(u.imm);
+                    return;
+                }
+                Shape::Indirect => {
+                    let rb = self.get(u.rb);
+                    let target = self.b.ins().band_imm_s(rb, !3i64);
+                    if u.kind == K::Jump {
+                        let link = self.konst(self.pc(i + 1));
+                        self.set(u.ra as usize, link);
+                    }
+                    let out = self.exit_to(Pc::Val(target), 0);
+                    self.b.ins().jump(out, &[]);
+                    return;
+                }
+            }
+        }
+    }
+
+    fn condition(&mut self, k: K, a: Value) -> Value {
+        let ins = self.b.ins();
+        match k {
+            K::Beq => ins.icmp_imm_s(IntCC::Equal, a, 0),
+            K::Bne => ins.icmp_imm_s(IntCC::NotEqual, a, 0),
+            K::Blt => ins.icmp_imm_s(IntCC::SignedLessThan, a, 0),
+            K::Bge => ins.icmp_imm_s(IntCC::SignedGreaterThanOrEqual, a, 0),
+            K::Ble => ins.icmp_imm_s(IntCC::SignedLessThanOrEqual, a, 0),
+            K::Bgt => ins.icmp_imm_s(IntCC::SignedGreaterThan, a, 0),
+            K::Blbc => {
+                let bit = ins.band_imm_s(a, 1);
+                self.b.ins().icmp_imm_s(IntCC::Equal, bit, 0)
+            }
+            _ => {
+                let bit = ins.band_imm_s(a, 1);
+                self.b.ins().icmp_imm_s(IntCC::NotEqual, bit, 0)
+            }
+        }
+    }
+
+    fn bool64(&mut self, c: Value) -> Value {
+        self.b.ins().uextend(I64, c)
+    }
+
+    fn sext32(&mut self, v: Value) -> Value {
+        let t = self.b.ins().ireduce(I32, v);
+        self.b.ins().sextend(I64, t)
+    }
+
+    /// One computing instruction (operate, LDA/LDAH, load, store) at index
+    /// `i`; `rest` is how many instructions of the block, this one
+    /// included, an early exit here refunds.
+    fn straight(&mut self, u: &Uop, i: usize, rest: usize) {
+        use K::*;
+        let k = u.kind;
+        match k {
+            Nop => return,
+            Lda | Ldah => {
+                let b = self.get(u.rb);
+                let v = self.b.ins().iadd_imm_s(b, u.imm as i64);
+                self.set(u.ra as usize, v);
+                return;
+            }
+            Ldq | Ldl | LdqU | Ldbu | Ldwu => {
+                self.load(u, i, rest);
+                return;
+            }
+            Stq | Stl | StqU | Stb | Stw => {
+                self.store(u, i, rest);
+                return;
+            }
+            SextbR | SextwR => {
+                let b = self.get(u.rb);
+                let t = self.b.ins().ireduce(if k == SextbR { I8 } else { I16 }, b);
+                let v = self.b.ins().sextend(I64, t);
+                self.set(u.rc as usize, v);
+                return;
+            }
+            _ => {}
+        }
+        let a = self.get(u.ra);
+        let lit = u.insn.lit.is_some();
+        let bv = if lit {
+            self.konst(u.imm)
+        } else {
+            self.get(u.rb)
+        };
+        let imm = u.imm;
+        let v = match k {
+            AddqR | AddqL => self.b.ins().iadd(a, bv),
+            SubqR | SubqL => self.b.ins().isub(a, bv),
+            AddlR | AddlL => {
+                let s = self.b.ins().iadd(a, bv);
+                self.sext32(s)
+            }
+            SublR | SublL => {
+                let s = self.b.ins().isub(a, bv);
+                self.sext32(s)
+            }
+            S4addlR | S4addlL | S8addlR | S8addlL | S4sublR | S4sublL | S8sublR | S8sublL => {
+                let sh = if matches!(k, S4addlR | S4addlL | S4sublR | S4sublL) {
+                    2
+                } else {
+                    3
+                };
+                let sa = self.b.ins().ishl_imm_s(a, sh);
+                let s = if matches!(k, S4addlR | S4addlL | S8addlR | S8addlL) {
+                    self.b.ins().iadd(sa, bv)
+                } else {
+                    self.b.ins().isub(sa, bv)
+                };
+                self.sext32(s)
+            }
+            S4addqR | S4addqL | S8addqR | S8addqL | S4subqR | S4subqL | S8subqR | S8subqL => {
+                let sh = if matches!(k, S4addqR | S4addqL | S4subqR | S4subqL) {
+                    2
+                } else {
+                    3
+                };
+                let sa = self.b.ins().ishl_imm_s(a, sh);
+                if matches!(k, S4addqR | S4addqL | S8addqR | S8addqL) {
+                    self.b.ins().iadd(sa, bv)
+                } else {
+                    self.b.ins().isub(sa, bv)
+                }
+            }
+            AndR | AndL => self.b.ins().band(a, bv),
+            BicR | BicL => self.b.ins().band_not(a, bv),
+            BisR | BisL => self.b.ins().bor(a, bv),
+            OrnotR | OrnotL => self.b.ins().bor_not(a, bv),
+            XorR | XorL => self.b.ins().bxor(a, bv),
+            EqvR | EqvL => self.b.ins().bxor_not(a, bv),
+            SllR | SllL => {
+                let s = self.b.ins().band_imm_s(bv, 63);
+                self.b.ins().ishl(a, s)
+            }
+            SrlR | SrlL => {
+                let s = self.b.ins().band_imm_s(bv, 63);
+                self.b.ins().ushr(a, s)
+            }
+            SraR | SraL => {
+                let s = self.b.ins().band_imm_s(bv, 63);
+                self.b.ins().sshr(a, s)
+            }
+            CmpeqR | CmpeqL => self.cmp(IntCC::Equal, a, bv),
+            CmpultR | CmpultL => self.cmp(IntCC::UnsignedLessThan, a, bv),
+            CmpuleR | CmpuleL => self.cmp(IntCC::UnsignedLessThanOrEqual, a, bv),
+            CmpltR | CmpltL => self.cmp(IntCC::SignedLessThan, a, bv),
+            CmpleR | CmpleL => self.cmp(IntCC::SignedLessThanOrEqual, a, bv),
+            CmpbgeR | CmpbgeL => self.cmpbge(a, bv),
+            MullR | MullL => {
+                let m = self.b.ins().imul(a, bv);
+                self.sext32(m)
+            }
+            MulqR | MulqL => self.b.ins().imul(a, bv),
+            UmulhR | UmulhL => self.b.ins().umulhi(a, bv),
+            ZapR | ZapL | ZapnotR | ZapnotL => {
+                let keep = if lit {
+                    let m = byte_mask(imm);
+                    self.konst(if matches!(k, ZapL) { !m } else { m })
+                } else {
+                    let m = self.byte_mask_of(bv);
+                    if k == ZapR {
+                        self.b.ins().bnot(m)
+                    } else {
+                        m
+                    }
+                };
+                self.b.ins().band(a, keep)
+            }
+            ExtblR | ExtblL | ExtwlR | ExtwlL | ExtllR | ExtllL | ExtqlR | ExtqlL => {
+                let sh = self.byte_shift(bv);
+                let x = self.b.ins().ushr(a, sh);
+                self.b.ins().band_imm_s(x, width_mask(k) as i64)
+            }
+            ExtwhR | ExtwhL | ExtlhR | ExtlhL | ExtqhR | ExtqhL => {
+                // (64 - 8*b<2:0>) mod 64 = (-8*b<2:0>) mod 64
+                let sh = self.byte_shift(bv);
+                let neg = self.b.ins().ineg(sh);
+                let loc = self.b.ins().band_imm_s(neg, 63);
+                let x = self.b.ins().ishl(a, loc);
+                self.b.ins().band_imm_s(x, width_mask(k) as i64)
+            }
+            InsblR | InsblL | InswlR | InswlL | InsllR | InsllL | InsqlR | InsqlL => {
+                let sh = self.byte_shift(bv);
+                let x = self.b.ins().band_imm_s(a, width_mask(k) as i64);
+                self.b.ins().ishl(x, sh)
+            }
+            InswhR | InswhL | InslhR | InslhL | InsqhR | InsqhL => {
+                let x = self.b.ins().band_imm_s(a, width_mask(k) as i64);
+                self.high_part(x, bv)
+            }
+            MskblR | MskblL | MskwlR | MskwlL | MskllR | MskllL | MskqlR | MskqlL => {
+                let sh = self.byte_shift(bv);
+                let m = self.konst(width_mask(k));
+                let m = self.b.ins().ishl(m, sh);
+                self.b.ins().band_not(a, m)
+            }
+            MskwhR | MskwhL | MsklhR | MsklhL | MskqhR | MskqhL => {
+                let m = self.konst(width_mask(k));
+                let hi = self.high_part(m, bv);
+                self.b.ins().band_not(a, hi)
+            }
+            CmoveqR | CmoveqL | CmovneR | CmovneL | CmovltR | CmovltL | CmovgeR | CmovgeL
+            | CmovleR | CmovleL | CmovgtR | CmovgtL | CmovlbsR | CmovlbsL | CmovlbcR | CmovlbcL => {
+                let branch_kind = match k {
+                    CmoveqR | CmoveqL => Beq,
+                    CmovneR | CmovneL => Bne,
+                    CmovltR | CmovltL => Blt,
+                    CmovgeR | CmovgeL => Bge,
+                    CmovleR | CmovleL => Ble,
+                    CmovgtR | CmovgtL => Bgt,
+                    CmovlbsR | CmovlbsL => Blbs,
+                    _ => Blbc,
+                };
+                let c = self.condition(branch_kind, a);
+                let old = self.get(u.rc);
+                self.b.ins().select(c, bv, old)
+            }
+            _ => unreachable!("micro-op {k:?} has no compiled form"),
+        };
+        self.set(u.rc as usize, v);
+    }
+
+    fn cmp(&mut self, cc: IntCC, a: Value, b: Value) -> Value {
+        let c = self.b.ins().icmp(cc, a, b);
+        self.bool64(c)
+    }
+
+    /// `8 * (b & 7)`
+    fn byte_shift(&mut self, b: Value) -> Value {
+        let s = self.b.ins().band_imm_s(b, 7);
+        self.b.ins().ishl_imm_s(s, 3)
+    }
+
+    /// The part of `x << 8*(b & 7)` that spills past bit 63, i.e. the high
+    /// quadword of the 128-bit shift (0 when the shift is 0).
+    fn high_part(&mut self, x: Value, b: Value) -> Value {
+        let sh = self.byte_shift(b);
+        let neg = self.b.ins().ineg(sh);
+        let loc = self.b.ins().band_imm_s(neg, 63);
+        let hi = self.b.ins().ushr(x, loc);
+        let zero = self.konst(0);
+        let none = self.b.ins().icmp_imm_s(IntCC::Equal, sh, 0);
+        self.b.ins().select(none, zero, hi)
+    }
+
+    /// The 64-bit mask with byte i all ones where bit i of `b` is set: the
+    /// interpreter's own table, indexed by `b<7:0>`.
+    fn byte_mask_of(&mut self, b: Value) -> Value {
+        let m = self.b.ins().band_imm_s(b, 0xff);
+        let off = self.b.ins().ishl_imm_s(m, 3);
+        let table = self.konst(bytes::BYTE_MASKS.as_ptr() as u64);
+        let at = self.b.ins().iadd(table, off);
+        self.b
+            .ins()
+            .load(I64, MemFlags::trusted().with_readonly(), at, 0)
+    }
+
+    /// CMPBGE without a loop (see [`cmpbge_swar`]).
+    fn cmpbge(&mut self, a: Value, b: Value) -> Value {
+        const H: i64 = 0x8080_8080_8080_8080u64 as i64;
+        let ah = self.b.ins().bor_imm_s(a, H);
+        let bl = self.b.ins().band_imm_s(b, !H);
+        let d = self.b.ins().isub(ah, bl);
+        let anb = self.b.ins().band_not(a, b);
+        let eq = self.b.ins().bxor_not(a, b);
+        let low = self.b.ins().band(eq, d);
+        let ge = self.b.ins().bor(anb, low);
+        let ge = self.b.ins().band_imm_s(ge, H);
+        let ge = self.b.ins().ushr_imm_s(ge, 7);
+        let g = self.b.ins().imul_imm_s(ge, GATHER as i64);
+        self.b.ins().ushr_imm_s(g, 56)
+    }
+
+    fn load(&mut self, u: &Uop, i: usize, rest: usize) {
+        let (size, align): (u32, u64) = match u.kind {
+            K::Ldq => (8, 7),
+            K::Ldl => (4, 3),
+            K::LdqU => (8, 0),
+            K::Ldwu => (2, 1),
+            _ => (1, 0),
+        };
+        let addr = self.address(u);
+        self.check_align(addr, align, i, rest);
+        let (hit, miss, join, entry) = self.lookup(addr, false);
+        let raw = self.b.append_block_param(join, I64);
+        // Hit: read the host page.
+        self.b.switch_to_block(hit);
+        let host = self.host_address(addr, entry, false);
+        let v = match size {
+            8 => self.b.ins().load(I64, guest(), host, 0),
+            4 => self.b.ins().uload32(guest(), host, 0),
+            2 => self.b.ins().uload16(I64, guest(), host, 0),
+            _ => self.b.ins().uload8(I64, guest(), host, 0),
+        };
+        self.b.ins().jump(join, &[BlockArg::Value(v)]);
+        // Miss: ask memory.
+        self.b.switch_to_block(miss);
+        self.b.set_cold_block(miss);
+        let helper = match size {
+            8 => load_slow::<8> as *const () as usize,
+            4 => load_slow::<4> as *const () as usize,
+            2 => load_slow::<2> as *const () as usize,
+            _ => load_slow::<1> as *const () as usize,
+        };
+        let sig = self.load_sig();
+        let f = self.konst(helper as u64);
+        let call = self.b.ins().call_indirect(sig, f, &[self.ctx, addr]);
+        let v = self.b.inst_results(call)[0];
+        let st = self
+            .b
+            .ins()
+            .load(I64, trusted(), self.ctx, offset_of!(JitCtx, status) as i32);
+        let out = self.exit_to(Pc::Const(self.pc(i)), rest);
+        self.b.ins().brif(st, out, &[], join, &[BlockArg::Value(v)]);
+        self.b.switch_to_block(join);
+        let v = if u.kind == K::Ldl {
+            self.sext32(raw)
+        } else {
+            raw
+        };
+        self.set(u.ra as usize, v);
+    }
+
+    fn store(&mut self, u: &Uop, i: usize, rest: usize) {
+        let (size, align): (u32, u64) = match u.kind {
+            K::Stq => (8, 7),
+            K::Stl => (4, 3),
+            K::StqU => (8, 0),
+            K::Stw => (2, 1),
+            _ => (1, 0),
+        };
+        let addr = self.address(u);
+        self.check_align(addr, align, i, rest);
+        let value = self.get(u.ra);
+        let (hit, miss, join, entry) = self.lookup(addr, true);
+        self.b.switch_to_block(hit);
+        let host = self.host_address(addr, entry, true);
+        match size {
+            8 => self.b.ins().store(guest(), value, host, 0),
+            4 => self.b.ins().istore32(guest(), value, host, 0),
+            2 => self.b.ins().istore16(guest(), value, host, 0),
+            _ => self.b.ins().istore8(guest(), value, host, 0),
+        };
+        self.b.ins().jump(join, &[]);
+        self.b.switch_to_block(miss);
+        self.b.set_cold_block(miss);
+        let helper = match size {
+            8 => store_slow::<8> as *const () as usize,
+            4 => store_slow::<4> as *const () as usize,
+            2 => store_slow::<2> as *const () as usize,
+            _ => store_slow::<1> as *const () as usize,
+        };
+        let sig = self.store_sig();
+        let f = self.konst(helper as u64);
+        self.b.ins().call_indirect(sig, f, &[self.ctx, addr, value]);
+        let st = self
+            .b
+            .ins()
+            .load(I64, trusted(), self.ctx, offset_of!(JitCtx, status) as i32);
+        let not_ok = self.b.create_block();
+        self.b.set_cold_block(not_ok);
+        self.b.ins().brif(st, not_ok, &[], join, &[]);
+        self.b.switch_to_block(not_ok);
+        // ST_FAIL: interpret this store; ST_CODE: it is done, leave after it.
+        let failed = self.b.ins().icmp_imm_s(IntCC::Equal, st, ST_FAIL as i64);
+        let fail = self.exit_to(Pc::Const(self.pc(i)), rest);
+        let done = self.exit_to(Pc::Const(self.pc(i + 1)), rest - 1);
+        self.b.ins().brif(failed, fail, &[], done, &[]);
+        self.b.switch_to_block(join);
+    }
+
+    fn address(&mut self, u: &Uop) -> Value {
+        let b = self.get(u.rb);
+        let a = self.b.ins().iadd_imm_s(b, u.insn.disp as i64);
+        if matches!(u.kind, K::LdqU | K::StqU) {
+            self.b.ins().band_imm_s(a, !7i64)
+        } else {
+            a
+        }
+    }
+
+    /// Leave before the access when `addr & mask != 0` (the interpreter
+    /// raises the unaligned-access event).
+    fn check_align(&mut self, addr: Value, mask: u64, i: usize, rest: usize) {
+        if mask == 0 {
+            return;
+        }
+        let low = self.b.ins().band_imm_s(addr, mask as i64);
+        let ok = self.b.create_block();
+        let out = self.exit_to(Pc::Const(self.pc(i)), rest);
+        self.b.ins().brif(low, out, &[], ok, &[]);
+        self.b.switch_to_block(ok);
+    }
+
+    /// Compare the table tag of `addr`'s page; returns (hit, miss, join)
+    /// blocks with the builder left at the end of the current block.
+    fn lookup(&mut self, addr: Value, write: bool) -> (Block, Block, Block, Value) {
+        let pn = self.b.ins().ushr_imm_s(addr, PAGE_SHIFT as i64);
+        let slot = self.b.ins().band_imm_s(pn, (JIT_TLB_SIZE - 1) as i64);
+        let off = self.b.ins().ishl_imm_s(slot, 3);
+        let entry = self.b.ins().iadd(self.tlb, off);
+        let tag_off = if write {
+            offset_of!(JitTlb, wtag)
+        } else {
+            offset_of!(JitTlb, rtag)
+        };
+        let tag = self.b.ins().load(I64, trusted(), entry, tag_off as i32);
+        let same = self.b.ins().icmp(IntCC::Equal, tag, pn);
+        let hit = self.b.create_block();
+        let miss = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.ins().brif(same, hit, &[], miss, &[]);
+        (hit, miss, join, entry)
+    }
+
+    /// Host address of `addr` once its table `entry` is known to match.
+    fn host_address(&mut self, addr: Value, entry: Value, write: bool) -> Value {
+        let ptr_off = if write {
+            offset_of!(JitTlb, wptr)
+        } else {
+            offset_of!(JitTlb, rptr)
+        };
+        let page = self.b.ins().load(I64, trusted(), entry, ptr_off as i32);
+        let in_page = self.b.ins().band_imm_s(addr, (PAGE_SIZE - 1) as i64);
+        self.b.ins().iadd(page, in_page)
+    }
+
+    fn load_sig(&mut self) -> cranelift_codegen::ir::SigRef {
+        if let Some(s) = self.load_sig {
+            return s;
+        }
+        let mut sig = Signature::new(self.b.func.signature.call_conv);
+        sig.params.push(AbiParam::new(I64));
+        sig.params.push(AbiParam::new(I64));
+        sig.returns.push(AbiParam::new(I64));
+        let s = self.b.import_signature(sig);
+        self.load_sig = Some(s);
+        s
+    }
+
+    fn store_sig(&mut self) -> cranelift_codegen::ir::SigRef {
+        if let Some(s) = self.store_sig {
+            return s;
+        }
+        let mut sig = Signature::new(self.b.func.signature.call_conv);
+        for _ in 0..3 {
+            sig.params.push(AbiParam::new(I64));
+        }
+        let s = self.b.import_signature(sig);
+        self.store_sig = Some(s);
+        s
+    }
+}
+
+/// Value mask of the B/W/L/Q forms of EXT/INS/MSK.
+fn width_mask(k: K) -> u64 {
+    use K::*;
+    match k {
+        ExtblR | ExtblL | InsblR | InsblL | MskblR | MskblL => 0xff,
+        ExtwlR | ExtwlL | ExtwhR | ExtwhL | InswlR | InswlL | InswhR | InswhL | MskwlR | MskwlL
+        | MskwhR | MskwhL => 0xffff,
+        ExtllR | ExtllL | ExtlhR | ExtlhL | InsllR | InsllL | InslhR | InslhL | MskllR | MskllL
+        | MsklhR | MsklhL => 0xffff_ffff,
+        _ => u64::MAX,
+    }
+}
+
+/// Byte i all ones where bit i of `m` is set.
+fn byte_mask(m: u64) -> u64 {
+    (0..8)
+        .filter(|i| m & (1 << i) != 0)
+        .fold(0, |acc, i| acc | (0xff << (8 * i)))
+}
+
+/// Multiplier that gathers bit 8i of a word into bit 56+i (bits
+/// 7, 14, …, 56: the partial products land on distinct bits).
+const GATHER: u64 = {
+    let mut m = 0u64;
+    let mut j = 1;
+    while j <= 8 {
+        m |= 1 << (7 * j);
+        j += 1;
+    }
+    m
+};
+
+/// CMPBGE as the compiled code computes it: per byte, compare the low seven
+/// bits by a borrow-free subtraction, then decide by the high bits; gather
+/// the eight verdicts with one multiply. Tested against the reference.
+pub fn cmpbge_swar(a: u64, b: u64) -> u64 {
+    const H: u64 = 0x8080_8080_8080_8080;
+    let d = (a | H).wrapping_sub(b & !H);
+    let ge = ((a & !b) | (!(a ^ b) & d)) & H;
+    ((ge >> 7).wrapping_mul(GATHER)) >> 56
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cmpbge_without_a_loop_matches_the_reference() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let special = [
+            0u64,
+            u64::MAX,
+            0x8080_8080_8080_8080,
+            0x7f7f_7f7f_7f7f_7f7f,
+            1,
+        ];
+        for &a in &special {
+            for &b in &special {
+                assert_eq!(cmpbge_swar(a, b), bytes::cmpbge(a, b), "{a:x} {b:x}");
+            }
+        }
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let a = x;
+            let b = x.rotate_left(29) ^ (x >> 3);
+            // Make equal bytes common too.
+            let b2 = (a & 0x00ff_00ff_00ff_00ff) | (b & 0xff00_ff00_ff00_ff00);
+            assert_eq!(cmpbge_swar(a, b), bytes::cmpbge(a, b));
+            assert_eq!(cmpbge_swar(a, b2), bytes::cmpbge(a, b2));
+        }
+    }
+
+    #[test]
+    fn literal_byte_masks_match_zapnot() {
+        for m in 0..256u64 {
+            assert_eq!(byte_mask(m), bytes::zapnot(u64::MAX, m), "{m:x}");
+        }
+    }
+}
