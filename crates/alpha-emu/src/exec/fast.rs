@@ -183,6 +183,46 @@ pub enum K {
     Jump,
 }
 
+/// The field naming the register a micro-op writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Writes {
+    /// Nothing (stores, branches without link, no-ops) — or, for
+    /// [`K::Generic`], whatever `execute` writes.
+    Nothing,
+    Ra,
+    Rc,
+}
+
+impl K {
+    /// Which register field this kind writes.
+    pub fn writes(self) -> Writes {
+        match self {
+            K::Lda | K::Ldah | K::Ldq | K::Ldl | K::LdqU | K::Ldbu | K::Ldwu | K::Br | K::Jump => {
+                Writes::Ra
+            }
+            K::Generic
+            | K::EndOfPage
+            | K::Nop
+            | K::Goto
+            | K::JumpNoLink
+            | K::Stq
+            | K::Stl
+            | K::StqU
+            | K::Stb
+            | K::Stw
+            | K::Beq
+            | K::Bne
+            | K::Blt
+            | K::Bge
+            | K::Ble
+            | K::Bgt
+            | K::Blbc
+            | K::Blbs => Writes::Nothing,
+            _ => Writes::Rc,
+        }
+    }
+}
+
 /// One translated instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Uop {
@@ -334,29 +374,8 @@ pub fn translate(insn: Insn, pc: u64, fast: bool) -> Uop {
     };
     // No specialised kind writes R31, so the loop never has to re-zero it
     // (only the generic path does, after `execute`).
-    let writes_ra = matches!(
-        u.kind,
-        K::Lda | K::Ldah | K::Ldq | K::Ldl | K::LdqU | K::Ldbu | K::Ldwu | K::Br | K::Jump
-    );
-    let writes_rc = !writes_ra
-        && !matches!(
-            u.kind,
-            K::Generic
-                | K::Stq
-                | K::Stl
-                | K::StqU
-                | K::Stb
-                | K::Stw
-                | K::Beq
-                | K::Bne
-                | K::Blt
-                | K::Bge
-                | K::Ble
-                | K::Bgt
-                | K::Blbc
-                | K::Blbs
-        );
-    if writes_ra && u.ra == 31 {
+    let writes = u.kind.writes();
+    if writes == Writes::Ra && u.ra == 31 {
         u.kind = match u.kind {
             K::Br => K::Goto,
             K::Jump => K::JumpNoLink,
@@ -365,7 +384,7 @@ pub fn translate(insn: Insn, pc: u64, fast: bool) -> Uop {
             // Other loads into R31 keep the reference path.
             _ => K::Generic,
         };
-    } else if writes_rc && u.rc == 31 {
+    } else if writes == Writes::Rc && u.rc == 31 {
         // SEXTx into R31 still raises OPCDEC without BWX: keep it generic.
         u.kind = match u.kind {
             K::SextbR | K::SextwR => K::Generic,

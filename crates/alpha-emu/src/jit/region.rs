@@ -1,7 +1,7 @@
 //! Region formation: which instructions of a decoded page one compiled
 //! region holds (see the module documentation of [`crate::jit`]).
 
-use crate::exec::fast::{Uop, K};
+use crate::exec::fast::{Uop, Writes, K};
 use crate::memory::PAGE_SIZE;
 
 /// Most instructions in one region.
@@ -37,27 +37,10 @@ pub(crate) fn shape(u: &Uop, bwx: bool) -> Shape {
 
 /// The register a compiled micro-op writes, if any.
 pub(crate) fn dest(u: &Uop) -> Option<usize> {
-    let r = match u.kind {
-        K::Generic
-        | K::EndOfPage
-        | K::Nop
-        | K::Goto
-        | K::JumpNoLink
-        | K::Stq
-        | K::Stl
-        | K::StqU
-        | K::Stb
-        | K::Stw
-        | K::Beq
-        | K::Bne
-        | K::Blt
-        | K::Bge
-        | K::Ble
-        | K::Bgt
-        | K::Blbc
-        | K::Blbs => return None,
-        K::Lda | K::Ldah | K::Ldq | K::Ldl | K::LdqU | K::Ldbu | K::Ldwu | K::Br | K::Jump => u.ra,
-        _ => u.rc,
+    let r = match u.kind.writes() {
+        Writes::Ra => u.ra,
+        Writes::Rc => u.rc,
+        Writes::Nothing => return None,
     };
     (r != 31).then_some(r as usize)
 }
