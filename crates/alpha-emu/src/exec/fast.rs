@@ -11,6 +11,12 @@
 //! The run loop walks a page by index; only taken branches, jumps, stores
 //! into code and the page's end sentinel leave it. The instruction budget
 //! is exact, so a scheduler can run a CPU one instruction at a time.
+//!
+//! It is also where the compiling tier ([`crate::jit`]) hooks in: at every
+//! arrival (a taken branch in the page, entering a page, the instruction
+//! after one `execute` ran) it counts the arrivals at that head, asks for a
+//! compiled region when they reach the threshold, and enters the region
+//! once it exists; the region returns the next pc to interpret.
 
 use super::bytes::*;
 use super::{execute, ext, mem, Event};
