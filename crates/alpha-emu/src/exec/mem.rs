@@ -27,6 +27,16 @@ pub fn shape(op: Op) -> Option<(u8, bool)> {
     })
 }
 
+/// The low address bits that must be zero for an integer memory
+/// instruction (§4.2): none for LDQ_U/STQ_U, which ignore them, and for
+/// byte accesses; `size - 1` otherwise.
+pub fn align_mask(op: Op) -> u64 {
+    match (op, shape(op)) {
+        (Op::LdqU | Op::StqU, _) | (_, None) => 0,
+        (_, Some((n, _))) => n as u64 - 1,
+    }
+}
+
 #[inline(always)]
 fn mf(e: MemFault) -> Event {
     Event::MemFault { fault: e }

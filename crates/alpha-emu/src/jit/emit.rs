@@ -4,8 +4,8 @@
 
 use super::region::{in_page_index, shape, Region, Shape};
 use super::JitCtx;
-use crate::exec::bytes;
 use crate::exec::fast::{Uop, K};
+use crate::exec::{bytes, mem};
 use crate::memory::{JitTlb, JIT_TLB_SIZE, PAGE_SHIFT, PAGE_SIZE};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I16, I32, I64, I8};
@@ -56,15 +56,9 @@ impl Backend {
         self.module.free_memory();
     }
 
-    pub(crate) fn compile(
-        &mut self,
-        uops: &[Uop],
-        base: u64,
-        entry: usize,
-        bwx: bool,
-    ) -> Option<Code> {
+    /// Compile `region` of the decoded page `uops` at `base`.
+    pub(crate) fn compile(&mut self, region: &Region, uops: &[Uop], base: u64) -> Option<Code> {
         let start = std::time::Instant::now();
-        let region = Region::scan(uops, base, entry, bwx)?;
         let module = &mut self.module;
         let config = module.target_config();
         let mut sig = module.make_signature();
@@ -76,7 +70,7 @@ impl Backend {
         self.cl.func.name = UserFuncName::user(0, id.as_u32());
         {
             let b = FunctionBuilder::new(&mut self.cl.func, &mut self.fctx);
-            Emitter::new(b, &region, uops, base).emit(config);
+            Emitter::new(b, region, uops, base).emit(config);
         }
         if module.define_function(id, &mut self.cl).is_err() {
             module.clear_context(&mut self.cl);
@@ -648,15 +642,9 @@ impl<'a> Emitter<'a> {
     }
 
     fn load(&mut self, u: &Uop, i: usize, rest: usize) {
-        let (size, align): (u32, u64) = match u.kind {
-            K::Ldq => (8, 7),
-            K::Ldl => (4, 3),
-            K::LdqU => (8, 0),
-            K::Ldwu => (2, 1),
-            _ => (1, 0),
-        };
+        let size = access_size(u);
         let addr = self.address(u);
-        self.check_align(addr, align, i, rest);
+        self.check_align(addr, mem::align_mask(u.insn.op), i, rest);
         let (hit, miss, join, entry) = self.lookup(addr, false);
         let raw = self.b.append_block_param(join, I64);
         // Hit: read the host page.
@@ -672,14 +660,8 @@ impl<'a> Emitter<'a> {
         // Miss: ask memory.
         self.b.switch_to_block(miss);
         self.b.set_cold_block(miss);
-        let helper = match size {
-            8 => load_slow::<8> as *const () as usize,
-            4 => load_slow::<4> as *const () as usize,
-            2 => load_slow::<2> as *const () as usize,
-            _ => load_slow::<1> as *const () as usize,
-        };
         let sig = self.load_sig();
-        let f = self.konst(helper as u64);
+        let f = self.konst(slow_path(size, false));
         let call = self.b.ins().call_indirect(sig, f, &[self.ctx, addr]);
         let v = self.b.inst_results(call)[0];
         let st = self
@@ -698,15 +680,9 @@ impl<'a> Emitter<'a> {
     }
 
     fn store(&mut self, u: &Uop, i: usize, rest: usize) {
-        let (size, align): (u32, u64) = match u.kind {
-            K::Stq => (8, 7),
-            K::Stl => (4, 3),
-            K::StqU => (8, 0),
-            K::Stw => (2, 1),
-            _ => (1, 0),
-        };
+        let size = access_size(u);
         let addr = self.address(u);
-        self.check_align(addr, align, i, rest);
+        self.check_align(addr, mem::align_mask(u.insn.op), i, rest);
         let value = self.get(u.ra);
         let (hit, miss, join, entry) = self.lookup(addr, true);
         self.b.switch_to_block(hit);
@@ -720,14 +696,8 @@ impl<'a> Emitter<'a> {
         self.b.ins().jump(join, &[]);
         self.b.switch_to_block(miss);
         self.b.set_cold_block(miss);
-        let helper = match size {
-            8 => store_slow::<8> as *const () as usize,
-            4 => store_slow::<4> as *const () as usize,
-            2 => store_slow::<2> as *const () as usize,
-            _ => store_slow::<1> as *const () as usize,
-        };
         let sig = self.store_sig();
-        let f = self.konst(helper as u64);
+        let f = self.konst(slow_path(size, true));
         self.b.ins().call_indirect(sig, f, &[self.ctx, addr, value]);
         let st = self
             .b
@@ -826,6 +796,27 @@ impl<'a> Emitter<'a> {
         self.store_sig = Some(s);
         s
     }
+}
+
+/// Bytes moved by a load or store micro-op (the interpreter's own table,
+/// `exec::mem::shape`, which knows every kind the emitter compiles).
+fn access_size(u: &Uop) -> u8 {
+    mem::shape(u.insn.op).map_or(8, |(n, _)| n)
+}
+
+/// Address of the slow-path helper for a `size`-byte load or store.
+fn slow_path(size: u8, store: bool) -> u64 {
+    let f = match (size, store) {
+        (8, false) => load_slow::<8> as *const (),
+        (4, false) => load_slow::<4> as *const (),
+        (2, false) => load_slow::<2> as *const (),
+        (_, false) => load_slow::<1> as *const (),
+        (8, true) => store_slow::<8> as *const (),
+        (4, true) => store_slow::<4> as *const (),
+        (2, true) => store_slow::<2> as *const (),
+        (_, true) => store_slow::<1> as *const (),
+    };
+    f as u64
 }
 
 /// Value mask of the B/W/L/Q forms of EXT/INS/MSK.

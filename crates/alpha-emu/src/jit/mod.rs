@@ -110,9 +110,9 @@ enum Job {
     Compile {
         req: Request,
         gen: u64,
+        region: Region,
         uops: Box<[Uop]>,
         base: u64,
-        bwx: bool,
     },
     /// Free all code compiled so far (the owner has forgotten it).
     Reset,
@@ -217,8 +217,11 @@ impl Jit {
     /// page `uops` (page base address `base`); `bwx`: the CPU implements
     /// BWX.
     pub fn compile(&mut self, req: Request, uops: &[Uop], base: u64, bwx: bool) -> Compiled {
+        let Some(region) = Region::scan(uops, base, req.idx, bwx) else {
+            return Compiled::Nothing;
+        };
         if self.background {
-            return self.send(req, uops, base, bwx);
+            return self.send(req, region, uops, base);
         }
         if self.backend.is_none() && !self.unavailable {
             self.backend = Backend::new();
@@ -227,25 +230,21 @@ impl Jit {
         let out = self
             .backend
             .as_mut()
-            .and_then(|b| b.compile(uops, base, req.idx, bwx));
+            .and_then(|b| b.compile(&region, uops, base));
         match self.install(out) {
             Some(n) => Compiled::Ready(n),
             None => Compiled::Nothing,
         }
     }
 
-    fn send(&mut self, req: Request, uops: &[Uop], base: u64, bwx: bool) -> Compiled {
-        // Only regions the scan accepts go to the thread.
-        if Region::scan(uops, base, req.idx, bwx).is_none() {
-            return Compiled::Nothing;
-        }
+    fn send(&mut self, req: Request, region: Region, uops: &[Uop], base: u64) -> Compiled {
         let worker = self.worker.get_or_insert_with(spawn_worker);
         let job = Job::Compile {
             req,
             gen: self.gen,
+            region,
             uops: uops.into(),
             base,
-            bwx,
         };
         if worker.jobs.send(job).is_err() {
             return Compiled::Nothing;
@@ -330,9 +329,9 @@ fn spawn_worker() -> Worker {
                     Job::Compile {
                         req,
                         gen,
+                        region,
                         uops,
                         base,
-                        bwx,
                     } => {
                         if backend.is_none() && !unavailable {
                             backend = Backend::new();
@@ -340,7 +339,7 @@ fn spawn_worker() -> Worker {
                         }
                         let out = backend
                             .as_mut()
-                            .and_then(|b| b.compile(&uops, base, req.idx, bwx));
+                            .and_then(|b| b.compile(&region, &uops, base));
                         if done_tx.send(Done { req, gen, out }).is_err() {
                             break;
                         }
