@@ -21,7 +21,7 @@ use crate::forms::pe_selected;
 use crate::machine::{Machine, PTO_MODEL_MEMORY_AGENTS};
 use crate::memory::PeAddressing;
 use crate::tile::TileInfo;
-use crate::types::TileLayout;
+use crate::types::{DataType, TileLayout};
 
 /// Where a store's element values come from when not the tile's payload.
 pub(crate) type ElementSource = dyn Fn(&Machine, usize) -> u64;
@@ -134,6 +134,20 @@ impl Machine {
         })
     }
 
+    /// Log every element access of `run` (when access logging is on).
+    fn log_run(&mut self, run: &Run, pe: &PeAddressing, dt: DataType, is_store: bool) {
+        for c in run.c0..run.c1 {
+            let a = tile_memory_strided_byte_address(
+                pe.base[run.agent],
+                run.r,
+                c,
+                pe.stride[run.agent],
+                dt,
+            );
+            self.log_access(run.agent, a, dt, run.r, c, is_store);
+        }
+    }
+
     /// Commit of a load: fills `t`'s payload (and definedness) run by run.
     pub(crate) fn runs_load(&mut self, t: &mut TileInfo, runs: &[Run], pe: &PeAddressing) {
         let dt = t.data_type;
@@ -188,16 +202,7 @@ impl Machine {
             }
             t.defined.set_range(p0, n);
             if self.access_logging {
-                for c in run.c0..run.c1 {
-                    let a = tile_memory_strided_byte_address(
-                        pe.base[run.agent],
-                        run.r,
-                        c,
-                        pe.stride[run.agent],
-                        dt,
-                    );
-                    self.log_access(run.agent, a, dt, run.r, c, false);
-                }
+                self.log_run(run, pe, dt, false);
             }
         }
     }
@@ -279,16 +284,7 @@ impl Machine {
                 self.gm.write_slice(a0, &buf);
             }
             if self.access_logging {
-                for c in run.c0..run.c1 {
-                    let a = tile_memory_strided_byte_address(
-                        pe.base[run.agent],
-                        run.r,
-                        c,
-                        pe.stride[run.agent],
-                        dt,
-                    );
-                    self.log_access(run.agent, a, dt, run.r, c, true);
-                }
+                self.log_run(run, pe, dt, true);
             }
         }
     }

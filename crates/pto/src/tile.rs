@@ -417,11 +417,9 @@ impl TileInfo {
         layout: TileLayout,
         location: TileLocation,
     ) -> TileInfo {
-        let n = (rows * columns) as usize;
-        let slot = Self::slot_for(rows, columns, data_type, layout);
-        TileInfo {
-            allocated: true,
-            contents_defined: false,
+        // A released descriptor has no buffers to reuse.
+        Self::allocated_from(
+            &mut TileInfo::default(),
             capacity_bytes,
             rows,
             columns,
@@ -430,10 +428,7 @@ impl TileInfo {
             data_type,
             layout,
             location,
-            payload: Payload::new(n, slot),
-            defined: Defined::new(n),
-            defined_valid: 0,
-        }
+        )
     }
 }
 
