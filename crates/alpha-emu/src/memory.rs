@@ -341,20 +341,17 @@ impl Memory {
     /// After a successful store at `addr`: enter its page in the compiled
     /// code's write table, unless it holds code or a reservation is armed.
     pub fn jit_fill_write(&mut self, addr: u64) {
-        if self.armed != 0 {
-            return;
-        }
         let pn = addr >> PAGE_SHIFT;
-        let Some(&slot) = self.map.get(&pn) else {
-            return;
-        };
-        let page = &mut self.pages[slot];
-        if page.code || !page.perm.contains(Perm::W) || page.data.is_empty() {
+        // The interpreter's write cache, which the store just went through,
+        // holds only writable, materialized pages without code: copy its
+        // entry.
+        let e = self.wtlb[(pn as usize) & (TLB_SIZE - 1)];
+        if self.armed != 0 || e.pn != pn {
             return;
         }
         let i = (pn as usize) & (JIT_TLB_SIZE - 1);
         self.jtlb.wtag[i] = pn;
-        self.jtlb.wptr[i] = page.data.as_mut_ptr() as usize;
+        self.jtlb.wptr[i] = self.pages[e.slot].data.as_mut_ptr() as usize;
     }
 
     // ---------------------------------------------------------------- mapping
