@@ -199,15 +199,28 @@ impl ICache {
 
     /// Install the regions the background compiler has finished.
     pub fn jit_poll(&mut self) {
-        let (heads, epochs) = (&self.heads, &self.epochs);
-        self.jit.poll(|req, n| Self::settle(heads, epochs, req, n));
+        self.jit_collect(false);
     }
 
     /// Wait for the background compiler and install everything it was
     /// asked for.
     pub fn jit_wait(&mut self) {
+        self.jit_collect(true);
+    }
+
+    fn jit_collect(&mut self, wait: bool) {
         let (heads, epochs) = (&self.heads, &self.epochs);
-        self.jit.wait(|req, n| Self::settle(heads, epochs, req, n));
+        if !self
+            .jit
+            .poll(wait, |req, n| Self::settle(heads, epochs, req, n))
+        {
+            // The compiler is gone: what it was asked for stays interpreted.
+            for h in self.heads.iter().flat_map(|h| h.iter()) {
+                if h.get() == PENDING {
+                    h.set(NEVER);
+                }
+            }
+        }
     }
 
     fn settle(heads: &[Box<Heads>], epochs: &[u64], req: Request, n: Option<u32>) {

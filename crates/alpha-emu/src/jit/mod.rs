@@ -45,7 +45,7 @@ use crate::exec::fast::Uop;
 use crate::memory::{JitTlb, Memory};
 use emit::{Backend, Code};
 use region::Region;
-use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
 
 pub use region::MAX_REGION;
 
@@ -268,26 +268,26 @@ impl Jit {
 
     /// Install what the background compiler has finished: `done` is told,
     /// for each request, the region number or `None` (nothing compiled).
-    pub fn poll(&mut self, mut done: impl FnMut(Request, Option<u32>)) {
-        loop {
-            let Some(d) = self.worker.as_ref().and_then(|w| w.done.try_recv().ok()) else {
-                return;
-            };
-            self.pending -= 1;
-            if d.gen != self.gen {
-                continue;
-            }
-            let n = self.install(d.out);
-            done(d.req, n);
-        }
-    }
-
-    /// Wait for every pending request and install it (for tests and
-    /// measurements that want compiled code now).
-    pub fn wait(&mut self, mut done: impl FnMut(Request, Option<u32>)) {
+    /// With `wait`, first wait until nothing is pending. Returns `false`
+    /// when the compiler thread is gone (it can only be lost to a bug): its
+    /// pending requests will never be answered.
+    pub fn poll(&mut self, wait: bool, mut done: impl FnMut(Request, Option<u32>)) -> bool {
         while self.pending > 0 {
-            let Some(d) = self.worker.as_ref().and_then(|w| w.done.recv().ok()) else {
-                return;
+            let Some(w) = &self.worker else {
+                return false;
+            };
+            let d = if wait {
+                w.done.recv().map_err(|_| TryRecvError::Disconnected)
+            } else {
+                w.done.try_recv()
+            };
+            let d = match d {
+                Ok(d) => d,
+                Err(TryRecvError::Empty) => return true,
+                Err(TryRecvError::Disconnected) => {
+                    self.pending = 0;
+                    return false;
+                }
             };
             self.pending -= 1;
             if d.gen == self.gen {
@@ -295,6 +295,7 @@ impl Jit {
                 done(d.req, n);
             }
         }
+        true
     }
 }
 
