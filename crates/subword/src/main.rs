@@ -111,6 +111,10 @@ pub struct RunArgs {
     /// When the guest ends, report on stderr what was compiled to host code.
     #[arg(long)]
     pub jit_stats: bool,
+    /// Reproducible run: guest time advances with retired instructions and the
+    /// identity (pid, uid, gid) is fixed, instead of the host's.
+    #[arg(long)]
+    pub deterministic: bool,
     /// The Alpha ELF executable.
     pub program: PathBuf,
     /// Arguments passed to the guest.

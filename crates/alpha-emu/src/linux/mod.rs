@@ -129,6 +129,10 @@ pub struct Options {
     pub jit: Option<u32>,
     /// Report what the compiling tier did when the guest ends.
     pub jit_stats: bool,
+    /// Reproducible run: a virtual clock driven by retired instructions and
+    /// a fixed identity instead of the host's time, pid and uid
+    /// (`alpha run --deterministic`; the explorer always sets it).
+    pub deterministic: bool,
 }
 
 impl Options {
@@ -145,6 +149,7 @@ impl Options {
             quantum: None,
             jit: Some(crate::icache::DEFAULT_JIT_THRESHOLD),
             jit_stats: false,
+            deterministic: false,
         }
     }
 }

@@ -45,6 +45,7 @@ pub fn run(a: RunArgs) -> CmdResult {
     opts.strace = a.strace;
     opts.sysroot = a.sysroot.clone();
     opts.jit_stats = a.jit_stats;
+    opts.deterministic = a.deterministic;
     opts.jit = match (a.no_jit, a.jit_threshold) {
         (true, _) => None,
         (false, None) => opts.jit,
