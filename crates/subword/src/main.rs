@@ -253,19 +253,51 @@ pub struct PtoRunArgs {
     pub scenarios: Vec<PathBuf>,
 }
 
-/// Restore the default SIGPIPE action, as C programs have it: `subword … |
-/// head` then ends quietly when the reader goes away, instead of `println!`
-/// panicking on a broken pipe (Rust ignores SIGPIPE by default).
-fn default_sigpipe() {
-    // SAFETY: installing SIG_DFL for SIGPIPE before any thread starts has no
-    // preconditions; it only changes what the kernel does on a closed pipe.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+/// Which of fds 0-2 are closed as the process starts, recorded from
+/// `.init_array` — before the Rust runtime reopens closed standard streams
+/// on `/dev/null` — so `alpha run` can give the guest a closed stdout
+/// (EBADF) rather than a silent sink.
+extern "C" fn note_closed_stdio() {
+    for fd in 0..3 {
+        // SAFETY: F_GETFD on any descriptor number has no preconditions.
+        if unsafe { libc::fcntl(fd, libc::F_GETFD) } == -1 {
+            alpha_emu::linux::STDIO_CLOSED_AT_START[fd as usize]
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 }
 
+#[used]
+#[link_section = ".init_array"]
+static NOTE_CLOSED_STDIO: extern "C" fn() = note_closed_stdio;
+
+/// Ignore SIGPIPE: a write to a pipe whose reader left fails with EPIPE,
+/// which `alpha run` hands to the guest (raising the guest's SIGPIPE) and
+/// every other command treats as the end of its output (status 141, the
+/// status a shell shows for a process SIGPIPE ended, and no panic).
+fn ignore_sigpipe() {
+    // SAFETY: installing SIG_IGN for SIGPIPE before any thread starts has no
+    // preconditions; it only changes what the kernel does on a closed pipe.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    }
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.starts_with("failed printing to stdout") && msg.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        default(info)
+    }));
+}
+
 fn main() -> ExitCode {
-    default_sigpipe();
+    ignore_sigpipe();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -8,7 +8,7 @@
 use super::errno::*;
 use super::fs::{self, Fd, Object};
 use super::signal::{self, Info};
-use super::{set_result, Exit, Host, Process, ThreadState, PID};
+use super::{set_result, Exit, Host, Process, ThreadState};
 use crate::memory::PAGE_SIZE;
 use std::io::{Read, Seek, SeekFrom, Write};
 
@@ -128,6 +128,34 @@ pub enum Outcome {
     Exit(u8),
     /// The call would block: run other threads, then execute it again.
     Restart,
+    /// The calling thread blocks until one of these holds, then executes
+    /// the call again ([`super::ThreadState::Blocked`]).
+    Block(Vec<super::Wait>),
+}
+
+/// Internal result of a read or write that must wait (never reaches the
+/// guest: [`io`] turns it into [`Outcome::Block`]).
+const MUST_WAIT: u64 = 1 << 40;
+
+/// The outcome of a read (`readable`) or write on `fd`.
+fn io(r: Result<u64, u64>, fd: u64, readable: bool) -> Outcome {
+    match r {
+        Err(MUST_WAIT) if readable => Outcome::Block(vec![super::Wait::Readable(fd)]),
+        Err(MUST_WAIT) => Outcome::Block(vec![super::Wait::Writable(fd)]),
+        r => Outcome::Return(r),
+    }
+}
+
+/// Whether host descriptor `raw` has `events` (POLLIN/POLLOUT) now, or an
+/// error or hang-up to report.
+fn host_ready(raw: i32, events: i16) -> bool {
+    let mut f = libc::pollfd {
+        fd: raw,
+        events,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, timeout 0 (no waiting).
+    unsafe { libc::poll(&mut f, 1, 0) != 0 }
 }
 
 /// Read a NUL-terminated guest string (at most PATH_MAX bytes).
@@ -261,6 +289,16 @@ pub fn callsys(p: &mut Process, host: &mut dyn Host, c: usize) -> Option<Exit> {
             }
             Some(Exit::Exited(s))
         }
+        Outcome::Block(waits) => {
+            // Back to the CALL_PAL, as for a restart; the thread sleeps
+            // until a wait holds (the --strace line comes when it completes).
+            let cpu = &mut p.machine.cpus[c];
+            cpu.pc = cpu.pc.wrapping_sub(4);
+            let t = p.cur;
+            p.threads[t].state = ThreadState::Blocked;
+            p.threads[t].waits = waits;
+            None
+        }
         Outcome::Restart => {
             // Back to the CALL_PAL with v0/a0-a5 untouched, as the kernel's
             // syscall restart does (pc -= 4), after the other threads ran.
@@ -302,28 +340,33 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
     match nr {
         SYS_EXIT => exit_thread(p, a[0] as u8),
         SYS_EXIT_GROUP => Outcome::Exit(a[0] as u8),
-        SYS_READ | 120 if must_wait(p, a[0]) => Outcome::Restart,
-        SYS_READ => R(read(p, host, a[0], a[1], a[2])),
-        SYS_WRITE => R(write(p, host, a[0], a[1], a[2])),
+        SYS_READ => io(read(p, host, a[0], a[1], a[2]), a[0], true),
+        SYS_WRITE => io(write(p, host, a[0], a[1], a[2]), a[0], false),
         6 => R(p.fds.close(a[0]).map(|_| 0)),
         10 => R(path_op(p, AT_FDCWD, a[0], |h| std::fs::remove_file(h))),
         12 => R(chdir(p, a[0])),
         17 => R(p.aspace.brk(&mut p.machine.mem, a[0])),
-        19 => R(lseek(p, a[0], a[1] as i64, a[2])),
+        19 => R(lseek(p, host, a[0], a[1] as i64, a[2])),
+        // getxpid, getxuid, getxgid: the second value in a4 (r20), the
+        // OSF convention (parent pid, euid, egid).
         20 => {
-            // getxpid: v0 = pid, a4 (r20) = parent pid (OSF convention).
-            p.machine.cpus[c].r[20] = 1;
-            R(Ok(PID as u64))
+            p.machine.cpus[c].r[20] = p.id.ppid as u64;
+            R(Ok(p.id.pid as u64))
         }
         24 => {
-            p.machine.cpus[c].r[20] = 1000; // euid in a4
-            R(Ok(1000))
+            p.machine.cpus[c].r[20] = p.id.euid as u64;
+            R(Ok(p.id.uid as u64))
         }
         47 => {
-            p.machine.cpus[c].r[20] = 1000; // egid in a4
-            R(Ok(1000))
+            p.machine.cpus[c].r[20] = p.id.egid as u64;
+            R(Ok(p.id.gid as u64))
         }
-        530..=532 => R(Ok(if nr == 532 { 1 } else { 1000 })),
+        530 => R(Ok(p.id.egid as u64)),
+        531 => R(Ok(p.id.euid as u64)),
+        532 => R(Ok(p.id.ppid as u64)),
+        60 => R(Ok(umask(p, a[0]))),
+        // wait4/waitid: the guest has no child processes (no fork).
+        7 | 438 => R(Err(ECHILD)),
         33 => R(access(p, AT_FDCWD, a[0], a[1])),
         462 | 549 => R(access(p, a[0], a[1], a[2])),
         37 => R(kill(p, a[0] as i64, a[1], false)),
@@ -341,17 +384,18 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
         58 => R(readlink(p, AT_FDCWD, a[0], a[1], a[2])),
         460 => R(readlink(p, a[0], a[1], a[2], a[3])),
         64 => R(Ok(PAGE_SIZE)),
-        67 | 425 => R(stat_path(p, AT_FDCWD, a[0], a[1], 0, nr == 425)),
+        67 | 425 => R(stat_path(p, host, AT_FDCWD, a[0], a[1], 0, nr == 425)),
         68 | 426 => R(stat_path(
             p,
+            host,
             AT_FDCWD,
             a[0],
             a[1],
             AT_SYMLINK_NOFOLLOW,
             nr == 426,
         )),
-        91 | 427 => R(fstat(p, a[0], a[1], nr == 427)),
-        455 => R(stat_path(p, a[0], a[1], a[2], a[3], true)),
+        91 | 427 => R(fstat(p, host, a[0], a[1], nr == 427)),
+        455 => R(stat_path(p, host, a[0], a[1], a[2], a[3], true)),
         71 => R(mmap(p, a)),
         73 => R(p.aspace.munmap(&mut p.machine.mem, a[0], a[1])),
         74 => {
@@ -364,8 +408,8 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
         103 => sigreturn(p, c, a[0], false),
         351 => sigreturn(p, c, a[0], true),
         116 | 359 => R(gettimeofday(p, a[0])),
-        120 => R(readv_writev(p, host, a[0], a[1], a[2], false)),
-        121 => R(readv_writev(p, host, a[0], a[1], a[2], true)),
+        120 => io(readv_writev(p, host, a[0], a[1], a[2], false), a[0], true),
+        121 => io(readv_writev(p, host, a[0], a[1], a[2], true), a[0], false),
         128 => R(rename(p, AT_FDCWD, a[0], AT_FDCWD, a[1])),
         457 => R(rename(p, a[0], a[1], a[2], a[3])),
         136 => R(path_op(p, AT_FDCWD, a[0], |h| std::fs::create_dir(h))),
@@ -418,28 +462,6 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
         522 | 527 => R(Err(ENOSYS)),
         _ => R(Err(ENOSYS)),
     }
-}
-
-/// Would a read of `fd` block (an empty pipe whose writers are still
-/// open) while another thread can run and fill it? With no other runnable
-/// thread the read returns EAGAIN instead of hanging the run.
-fn must_wait(p: &Process, fd: u64) -> bool {
-    let Ok(f) = p.fds.get(fd) else { return false };
-    if f.flags & fs::O_NONBLOCK != 0 {
-        return false;
-    }
-    let empty_open = match &*f.obj.borrow() {
-        Object::PipeRead(pb) => {
-            let pb = pb.borrow();
-            pb.data.is_empty() && pb.writers > 0
-        }
-        _ => false,
-    };
-    empty_open
-        && p.threads
-            .iter()
-            .enumerate()
-            .any(|(i, t)| i != p.cur && t.state == ThreadState::Runnable)
 }
 
 fn exit_thread(p: &mut Process, status: u8) -> Outcome {
@@ -594,7 +616,13 @@ fn copy_from_guest(
             }
         }
         if ok > 0 {
-            let w = sink(p, &chunk[..ok])?;
+            // An error after some bytes were written is a short write
+            // (the error comes with the next call), as Linux reports it.
+            let w = match sink(p, &chunk[..ok]) {
+                Ok(w) => w,
+                Err(e) if done == 0 => return Err(e),
+                Err(_) => return Ok(done),
+            };
             done += w as u64;
             if w < ok {
                 return Ok(done);
@@ -608,48 +636,93 @@ fn copy_from_guest(
 }
 
 fn write(p: &mut Process, host: &mut dyn Host, fd: u64, buf: u64, len: u64) -> Result<u64, u64> {
-    let obj = p.fds.get(fd)?.obj.clone();
-    if p.fds.get(fd)?.flags & fs::O_ACCMODE == 0 && !matches!(&*obj.borrow(), Object::Stdio(_)) {
+    let f = p.fds.get(fd)?;
+    let (obj, nonblock) = (f.obj.clone(), f.flags & fs::O_NONBLOCK != 0);
+    if f.flags & fs::O_ACCMODE == 0 && !matches!(&*obj.borrow(), Object::Stdio(_)) {
         return Err(EBADF);
     }
-    if len == 0 {
-        return Ok(0);
-    }
-    copy_from_guest(p, buf, len, |_, bytes| {
-        let mut o = obj.borrow_mut();
-        match &mut *o {
-            Object::Stdio(n) => {
-                host.write(*n, bytes);
-                Ok(bytes.len())
-            }
-            Object::File { file, .. } => file.write(bytes).map_err(|e| fs::host_errno(&e)),
-            Object::PipeWrite(pb) => {
-                let mut pb = pb.borrow_mut();
-                if pb.readers == 0 {
-                    return Err(EPIPE);
-                }
-                pb.data.extend(bytes.iter().copied());
-                Ok(bytes.len())
-            }
-            Object::Dir { .. } => Err(EISDIR),
-            Object::PipeRead(_) => Err(EBADF),
+    let r = if len == 0 {
+        // A zero-length write still reports a bad host stream (EBADF).
+        match &*obj.borrow() {
+            Object::Stdio(n) => host
+                .write_fd(*n, &[])
+                .map(|_| 0)
+                .map_err(|e| fs::host_errno(&e)),
+            _ => Ok(0),
         }
-    })
+    } else {
+        copy_from_guest(p, buf, len, |_, bytes| {
+            let mut o = obj.borrow_mut();
+            match &mut *o {
+                Object::Stdio(n) => host.write_fd(*n, bytes).map_err(|e| fs::host_errno(&e)),
+                Object::File { file, .. } => file.write(bytes).map_err(|e| fs::host_errno(&e)),
+                Object::PipeWrite(pb) => {
+                    let mut pb = pb.borrow_mut();
+                    if pb.readers == 0 {
+                        return Err(EPIPE);
+                    }
+                    pb.data.extend(bytes.iter().copied());
+                    Ok(bytes.len())
+                }
+                Object::Dir { .. } => Err(EISDIR),
+                Object::PipeRead(_) => Err(EBADF),
+            }
+        })
+    };
+    match r {
+        // pipe_write's send_sig(SIGPIPE, current): the writing thread gets
+        // SIGPIPE (fatal by default), and EPIPE if it survives.
+        Err(EPIPE) => {
+            let info = Info {
+                signo: signal::SIGPIPE,
+                code: signal::SI_USER,
+                pid: p.id.pid,
+                uid: p.id.uid,
+                target: p.threads[p.cur].tid,
+                ..Default::default()
+            };
+            p.send(info);
+            Err(EPIPE)
+        }
+        // A host stream that is itself non-blocking: a blocking guest fd
+        // waits until it takes bytes.
+        Err(EAGAIN) if !nonblock => Err(MUST_WAIT),
+        r => r,
+    }
 }
 
-/// Read up to `len` bytes from `fd` into a host buffer.
+/// Read up to `len` bytes from `fd` into a host buffer; `MUST_WAIT` when
+/// a blocking read finds nothing yet.
+///
+/// Host streams and files are polled first, so a read that would block
+/// blocks only the calling guest thread — except in deterministic mode,
+/// where the host read happens at the call (the other threads do not run
+/// meanwhile), so when input arrives cannot change the schedule.
 fn read_host(p: &mut Process, host: &mut dyn Host, fd: u64, len: usize) -> Result<Vec<u8>, u64> {
-    let obj = p.fds.get(fd)?.obj.clone();
+    let f = p.fds.get(fd)?;
+    let (obj, nonblock) = (f.obj.clone(), f.flags & fs::O_NONBLOCK != 0);
     let mut o = obj.borrow_mut();
     let mut buf = vec![0u8; len.min(1 << 20)];
+    let must_wait = |raw: Option<i32>| match raw {
+        Some(raw) if (nonblock || !p.deterministic) && !host_ready(raw, libc::POLLIN) => {
+            Err(if nonblock { EAGAIN } else { MUST_WAIT })
+        }
+        _ => Ok(()),
+    };
     let n = match &mut *o {
-        Object::Stdio(0) => host.read_stdin(&mut buf),
-        Object::Stdio(_) => return Err(EBADF),
-        Object::File { file, .. } => file.read(&mut buf).map_err(|e| fs::host_errno(&e))?,
+        Object::Stdio(n) => {
+            must_wait(host.raw_fd(*n))?;
+            host.read_fd(*n, &mut buf).map_err(|e| fs::host_errno(&e))?
+        }
+        Object::File { file, .. } => {
+            use std::os::fd::AsRawFd;
+            must_wait(Some(file.as_raw_fd()))?;
+            file.read(&mut buf).map_err(|e| fs::host_errno(&e))?
+        }
         Object::PipeRead(pb) => {
             let mut pb = pb.borrow_mut();
             if pb.data.is_empty() && pb.writers > 0 {
-                return Err(EAGAIN);
+                return Err(if nonblock { EAGAIN } else { MUST_WAIT });
             }
             let n = buf.len().min(pb.data.len());
             for (i, b) in pb.data.drain(..n).enumerate() {
@@ -735,7 +808,7 @@ fn pread(p: &mut Process, fd: u64, buf: u64, len: u64, off: u64) -> Result<u64, 
     Ok(n as u64)
 }
 
-fn lseek(p: &mut Process, fd: u64, off: i64, whence: u64) -> Result<u64, u64> {
+fn lseek(p: &mut Process, host: &dyn Host, fd: u64, off: i64, whence: u64) -> Result<u64, u64> {
     let obj = p.fds.get(fd)?.obj.clone();
     let mut o = obj.borrow_mut();
     match &mut *o {
@@ -753,6 +826,21 @@ fn lseek(p: &mut Process, fd: u64, off: i64, whence: u64) -> Result<u64, u64> {
             *pos = off as usize;
             Ok(off as u64)
         }
+        // A host stream seeks when the host's descriptor does (a regular
+        // file on stdin); a pipe or terminal answers ESPIPE itself.
+        Object::Stdio(n) => match host.raw_fd(*n) {
+            Some(raw) if whence <= 2 => {
+                // SAFETY: lseek on a descriptor has no memory preconditions.
+                let r = unsafe { libc::lseek(raw, off, whence as i32) };
+                if r < 0 {
+                    Err(fs::host_errno(&std::io::Error::last_os_error()))
+                } else {
+                    Ok(r as u64)
+                }
+            }
+            Some(_) => Err(EINVAL),
+            None => Err(ESPIPE),
+        },
         _ => Err(ESPIPE),
     }
 }
@@ -889,17 +977,25 @@ fn readlink(p: &mut Process, dirfd: u64, path: u64, buf: u64, len: u64) -> Resul
     Ok(n as u64)
 }
 
-fn fd_stat(p: &Process, fd: u64, wide: bool) -> Result<Vec<u8>, u64> {
+fn fd_stat(p: &Process, host: &dyn Host, fd: u64, wide: bool) -> Result<Vec<u8>, u64> {
     let f = p.fds.get(fd)?;
     let o = f.obj.borrow();
     let m = match &*o {
         Object::File { file, .. } => file.metadata().map_err(|e| fs::host_errno(&e))?,
         Object::Dir { path, .. } => std::fs::metadata(path).map_err(|e| fs::host_errno(&e))?,
-        Object::Stdio(n) => match std::fs::metadata(format!("/proc/self/fd/{n}")) {
-            Ok(m) => m,
-            Err(_) => return Ok(fs::stat64_special(0o20620, 0x8800)),
+        Object::Stdio(n) => match host.raw_fd(*n) {
+            Some(raw) => {
+                use std::os::fd::FromRawFd;
+                // SAFETY: `raw` is the host's open stream; ManuallyDrop
+                // keeps this borrowed File from closing it.
+                let f = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(raw) });
+                f.metadata().map_err(|e| fs::host_errno(&e))?
+            }
+            None => return Ok(fs::stat64_special(0o20620, 0x8800, p.id.uid, p.id.gid)),
         },
-        Object::PipeRead(_) | Object::PipeWrite(_) => return Ok(fs::stat64_special(0o10600, 0)),
+        Object::PipeRead(_) | Object::PipeWrite(_) => {
+            return Ok(fs::stat64_special(0o10600, 0, p.id.uid, p.id.gid))
+        }
     };
     Ok(if wide {
         fs::stat64_bytes(&m)
@@ -908,13 +1004,14 @@ fn fd_stat(p: &Process, fd: u64, wide: bool) -> Result<Vec<u8>, u64> {
     })
 }
 
-fn fstat(p: &mut Process, fd: u64, buf: u64, wide: bool) -> Result<u64, u64> {
-    let b = fd_stat(p, fd, wide)?;
+fn fstat(p: &mut Process, host: &dyn Host, fd: u64, buf: u64, wide: bool) -> Result<u64, u64> {
+    let b = fd_stat(p, host, fd, wide)?;
     put(p, buf, &b).map(|_| 0)
 }
 
 fn stat_path(
     p: &mut Process,
+    host: &dyn Host,
     dirfd: u64,
     path: u64,
     buf: u64,
@@ -926,7 +1023,7 @@ fn stat_path(
             let m = std::fs::metadata(&p.cwd).map_err(|e| fs::host_errno(&e))?;
             return put(p, buf, &fs::stat64_bytes(&m)).map(|_| 0);
         }
-        return fstat(p, dirfd, buf, wide);
+        return fstat(p, host, dirfd, buf, wide);
     }
     let h = at_path(p, dirfd, path)?;
     let m = if flags & AT_SYMLINK_NOFOLLOW != 0 {
@@ -1037,6 +1134,16 @@ const ENODEV_: u64 = 19;
 
 // ------------------------------------------------------------- process
 
+/// `umask(mask)`: the old mask; the new one also governs the host
+/// process, which creates the guest's files.
+fn umask(p: &mut Process, mask: u64) -> u64 {
+    let old = p.id.umask;
+    p.id.umask = (mask & 0o777) as u32;
+    // SAFETY: umask has no preconditions.
+    unsafe { libc::umask(p.id.umask as libc::mode_t) };
+    old as u64
+}
+
 fn uname(p: &mut Process, buf: u64) -> Result<u64, u64> {
     // struct new_utsname: six 65-byte fields.
     let fields = [
@@ -1074,7 +1181,7 @@ fn prlimit(p: &mut Process, res: u64, new: u64, old: u64) -> Result<u64, u64> {
 
 /// Guest time: starts at a fixed epoch and advances with the instruction
 /// count (1 ns per instruction), so runs are reproducible.
-fn now_ns(p: &Process) -> u64 {
+pub(super) fn now_ns(p: &Process) -> u64 {
     1_700_000_000u64 * 1_000_000_000 + p.insns
 }
 
@@ -1127,7 +1234,7 @@ fn kill(p: &mut Process, target: i64, sig: u64, thread: bool) -> Result<u64, u64
             .iter()
             .any(|t| t.tid as i64 == target && t.state != ThreadState::Exited)
     } else {
-        target == PID as i64 || target == 0 || target == -1
+        target == p.id.pid as i64 || target == 0 || target == -1
     };
     if !ok {
         return Err(ESRCH);
@@ -1142,8 +1249,8 @@ fn kill(p: &mut Process, target: i64, sig: u64, thread: bool) -> Result<u64, u64
         } else {
             signal::SI_USER
         },
-        pid: PID,
-        uid: 1000,
+        pid: p.id.pid,
+        uid: p.id.uid,
         is_kill: true,
         addr: 0,
         target: if thread { target as u32 } else { 0 },
