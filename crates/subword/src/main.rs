@@ -3,13 +3,14 @@
 //! into the library crates. Nothing here knows an instruction encoding.
 
 mod cmd;
+mod files;
 mod numarg;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use numarg::parse_u64;
+use numarg::{parse_size, parse_u64};
 
 /// What a command hands back to `main`: an exit status, or a one-line error.
 pub enum Outcome {
@@ -96,8 +97,8 @@ pub struct RunArgs {
     /// Size in bytes of the aligned LDx_L/STx_C lock range (power of two, 8..8192).
     #[arg(long, value_parser = parse_u64)]
     pub lock_range: Option<u64>,
-    /// Cap on guest memory in bytes.
-    #[arg(long, value_parser = parse_u64)]
+    /// Cap on guest memory: bytes, or with a K/M/G (KiB/MiB/GiB) suffix.
+    #[arg(long, value_parser = parse_size)]
     pub max_memory: Option<u64>,
     /// Instructions each guest thread runs before the scheduler switches.
     #[arg(long, value_parser = parse_u64)]
@@ -115,11 +116,15 @@ pub struct RunArgs {
     /// identity (pid, uid, gid) is fixed, instead of the host's.
     #[arg(long)]
     pub deterministic: bool,
-    /// The Alpha ELF executable.
-    pub program: PathBuf,
-    /// Arguments passed to the guest.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    pub args: Vec<String>,
+    /// PROGRAM (the Alpha ELF executable) and its ARGS: options end at
+    /// PROGRAM, everything after it goes to the guest (as with qemu-user).
+    #[arg(
+        value_name = "PROGRAM [ARGS]",
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub command: Vec<String>,
 }
 
 #[derive(Args)]
@@ -296,6 +301,25 @@ fn ignore_sigpipe() {
     }));
 }
 
+/// `subword alpha run`-style path of the subcommand the command line
+/// names (as far as it names one), for pointing a usage error at its help.
+fn help_path() -> String {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let mut path = vec!["subword".to_string()];
+    for a in std::env::args().skip(1) {
+        match cmd.find_subcommand(&a) {
+            Some(sub) => {
+                path.push(a.clone());
+                cmd = sub.clone();
+            }
+            None if a.starts_with('-') => continue,
+            None => break,
+        }
+    }
+    path.join(" ")
+}
+
 fn main() -> ExitCode {
     ignore_sigpipe();
     let cli = match Cli::try_parse() {
@@ -326,7 +350,7 @@ fn main() -> ExitCode {
                 .collect();
             let line = head.join(" ");
             let line = line.strip_prefix("error: ").unwrap_or(&line);
-            eprintln!("subword: {line} (see subword --help)");
+            eprintln!("subword: {line} (see {} --help)", help_path());
             return ExitCode::from(2);
         }
     };

@@ -16,6 +16,7 @@ pub mod mm;
 pub mod signal;
 pub mod stack;
 pub mod syscall;
+pub mod sysnames;
 pub mod thread;
 
 use crate::exec::{self, Event};

@@ -30,6 +30,7 @@ const TABLE: &[(u64, &str, &str)] = &[
     (3, "read", "dxd"),
     (4, "write", "dxd"),
     (6, "close", "d"),
+    (7, "osf_wait4", "dxdx"),
     (10, "unlink", "s"),
     (12, "chdir", "s"),
     (17, "brk", "x"),
@@ -45,6 +46,8 @@ const TABLE: &[(u64, &str, &str)] = &[
     (48, "osf_sigprocmask", "dx"),
     (54, "ioctl", "dxx"),
     (58, "readlink", "sxd"),
+    (60, "umask", "o"),
+    (63, "getpgrp", ""),
     (64, "getpagesize", ""),
     (67, "stat", "sx"),
     (68, "lstat", "sx"),
@@ -63,6 +66,8 @@ const TABLE: &[(u64, &str, &str)] = &[
     (136, "mkdir", "so"),
     (137, "rmdir", "s"),
     (144, "getrlimit", "dx"),
+    (233, "getpgid", "d"),
+    (234, "getsid", "d"),
     (235, "sigaltstack", "xx"),
     (256, "osf_getsysinfo", "dxdxx"),
     (257, "osf_setsysinfo", "dxdxx"),
@@ -79,6 +84,7 @@ const TABLE: &[(u64, &str, &str)] = &[
     (354, "rt_sigpending", "xd"),
     (357, "rt_sigsuspend", "xd"),
     (359, "gettimeofday", "xx"),
+    (365, "wait4", "dxdx"),
     (367, "getcwd", "xd"),
     (377, "getdents64", "dxd"),
     (378, "gettid", ""),
@@ -93,6 +99,7 @@ const TABLE: &[(u64, &str, &str)] = &[
     (425, "stat64", "sx"),
     (426, "lstat64", "sx"),
     (427, "fstat64", "dx"),
+    (438, "waitid", "ddxdx"),
     (450, "openat", "fsOo"),
     (451, "mkdirat", "fso"),
     (455, "fstatat64", "fsxx"),
@@ -113,9 +120,23 @@ const TABLE: &[(u64, &str, &str)] = &[
     (549, "faccessat2", "fsdx"),
 ];
 
-/// The name of a system call number, for `--strace`.
+/// The name of a system call number, for `--strace`: Alpha Linux's name
+/// ([`super::sysnames`]), implemented or not.
 pub fn name(nr: u64) -> Option<&'static str> {
-    TABLE.iter().find(|e| e.0 == nr).map(|e| e.1)
+    TABLE
+        .iter()
+        .find(|e| e.0 == nr)
+        .map(|e| e.1)
+        .or_else(|| super::sysnames::name(nr))
+}
+
+/// Calls in [`TABLE`] that still answer ENOSYS (glibc falls back).
+const ENOSYS_STILL: &[u64] = &[466, 522, 527];
+
+/// Whether system call `nr` is performed (anything else answers ENOSYS,
+/// as a kernel without it would).
+pub fn implemented(nr: u64) -> bool {
+    TABLE.iter().any(|e| e.0 == nr) && !ENOSYS_STILL.contains(&nr)
 }
 
 /// What a system call asks of the run loop.
@@ -365,8 +386,14 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
         531 => R(Ok(p.id.euid as u64)),
         532 => R(Ok(p.id.ppid as u64)),
         60 => R(Ok(umask(p, a[0]))),
+        // getpgrp, getpgid(0), getsid(0): the host's process group and
+        // session (the pid under --deterministic); other pids are not ours.
+        63 => R(Ok(pgrp_sid(p, false))),
+        233 | 234 if a[0] != 0 && a[0] != p.id.pid as u64 => R(Err(ESRCH)),
+        233 => R(Ok(pgrp_sid(p, false))),
+        234 => R(Ok(pgrp_sid(p, true))),
         // wait4/waitid: the guest has no child processes (no fork).
-        7 | 438 => R(Err(ECHILD)),
+        7 | 365 | 438 => R(Err(ECHILD)),
         33 => R(access(p, AT_FDCWD, a[0], a[1])),
         462 | 549 => R(access(p, a[0], a[1], a[2])),
         37 => R(kill(p, a[0] as i64, a[1], false)),
@@ -404,7 +431,7 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
         }
         75 => R(Ok(0)),
         341 => R(p.aspace.mremap(&mut p.machine.mem, a[0], a[1], a[2], a[3])),
-        92 => R(fcntl(p, a[0], a[1], a[2])),
+        92 => R(fcntl(p, host, a[0], a[1], a[2])),
         103 => sigreturn(p, c, a[0], false),
         351 => sigreturn(p, c, a[0], true),
         116 | 359 => R(gettimeofday(p, a[0])),
@@ -895,7 +922,7 @@ fn pipe2(p: &mut Process, fds: u64, flags: u64) -> Result<u64, u64> {
     Ok(0)
 }
 
-fn fcntl(p: &mut Process, fd: u64, cmd: u64, arg: u64) -> Result<u64, u64> {
+fn fcntl(p: &mut Process, host: &dyn Host, fd: u64, cmd: u64, arg: u64) -> Result<u64, u64> {
     // Alpha's F_ numbers (asm/fcntl.h): F_DUPFD 0, F_GETFD 1, F_SETFD 2,
     // F_GETFL 3, F_SETFL 4, F_GETLK 7, F_SETLK 8, F_SETLKW 9,
     // F_DUPFD_CLOEXEC 1030.
@@ -915,6 +942,31 @@ fn fcntl(p: &mut Process, fd: u64, cmd: u64, arg: u64) -> Result<u64, u64> {
             if let Some(Some(f)) = p.fds.fds.get_mut(fd as usize) {
                 let keep = fs::O_ACCMODE | fs::O_CREAT | fs::O_EXCL | fs::O_TRUNC;
                 f.flags = (f.flags & keep) | (arg & (fs::O_APPEND | fs::O_NONBLOCK));
+                // A host stream's open file is shared with the host, as a
+                // Linux process shares it with its shell: the flags go to
+                // the host descriptor too (so a non-blocking stdout gives
+                // short writes and EAGAIN, as it would natively).
+                let n = match &*f.obj.borrow() {
+                    Object::Stdio(n) => Some(*n),
+                    _ => None,
+                };
+                if let Some(raw) = n.and_then(|n| host.raw_fd(n)) {
+                    // SAFETY: F_GETFL/F_SETFL on a descriptor have no
+                    // memory preconditions.
+                    unsafe {
+                        let cur = libc::fcntl(raw, libc::F_GETFL);
+                        if cur >= 0 {
+                            let mut new = cur & !(libc::O_NONBLOCK | libc::O_APPEND);
+                            if arg & fs::O_NONBLOCK != 0 {
+                                new |= libc::O_NONBLOCK;
+                            }
+                            if arg & fs::O_APPEND != 0 {
+                                new |= libc::O_APPEND;
+                            }
+                            libc::fcntl(raw, libc::F_SETFL, new);
+                        }
+                    }
+                }
             }
             Ok(0)
         }
@@ -1142,6 +1194,21 @@ fn umask(p: &mut Process, mask: u64) -> u64 {
     // SAFETY: umask has no preconditions.
     unsafe { libc::umask(p.id.umask as libc::mode_t) };
     old as u64
+}
+
+/// The process group (or with `sid` the session) id.
+fn pgrp_sid(p: &Process, sid: bool) -> u64 {
+    if p.deterministic {
+        return p.id.pid as u64;
+    }
+    // SAFETY: getpgrp/getsid(0) have no preconditions.
+    (unsafe {
+        if sid {
+            libc::getsid(0)
+        } else {
+            libc::getpgrp()
+        }
+    }) as u64
 }
 
 fn uname(p: &mut Process, buf: u64) -> Result<u64, u64> {
