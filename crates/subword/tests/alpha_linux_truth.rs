@@ -5,9 +5,10 @@
 //! expectation is what Linux does, under `qemu-alpha -cpu MODEL`, with the
 //! host side each row needs: stdout on `/dev/full` or closed, a reader
 //! that leaves, a pipe nobody drains, a stdin that is a file or a pipe held
-//! open. Every expectation below is asserted for both (qemu-alpha agrees
-//! with Linux on all of these rows); rows only subword has (the fixed
-//! identity of `--deterministic`, the `subword:` line) are asserted for it.
+//! open; `poll`/`select` over a pipe. Every expectation below is asserted
+//! for both (qemu-alpha agrees with Linux on all of these rows); rows only
+//! subword has (the fixed identity of `--deterministic`, the `subword:`
+//! line) are asserted for it.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
@@ -422,5 +423,30 @@ fn lseek_on_a_regular_file_stdin_moves_the_read_position() {
             "{}",
             r.name
         );
+    }
+}
+
+#[test]
+fn poll_and_select_wait_for_a_pipe_and_time_out() {
+    for (r, bin) in cases() {
+        for extra in [&[][..], &["--deterministic"][..]] {
+            let mut c = command(&r, extra, &bin, "poll");
+            let child = c
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn");
+            let dog = watchdog(&child);
+            let o = child.wait_with_output().unwrap();
+            dog.store(true, std::sync::atomic::Ordering::SeqCst);
+            assert_eq!(status(&o.status), 0, "{} {extra:?}", r.name);
+            assert_eq!(
+                String::from_utf8_lossy(&o.stderr),
+                "poll 0, 1 rev=0x1, 0; select 1 set=1; hup 1 rev=0x10\n",
+                "{} {extra:?}",
+                r.name
+            );
+        }
     }
 }

@@ -6,11 +6,13 @@
    often the thing under test). */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/select.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -116,6 +118,33 @@ int main(int argc, char **argv) {
         char b[6] = {0};
         ssize_t n = read(0, b, 5);
         fprintf(stderr, "lseek=%ld read=%zd '%s'\n", (long)o, n, b);
+        return 0;
+    }
+    if (!strcmp(m, "poll")) {
+        /* poll and select over a pipe: nothing yet (timeout 0), a late
+           writer thread wakes an infinite poll, a timed poll times out,
+           select sees the write end writable, a closed writer is POLLHUP. */
+        pipe(pipefd);
+        struct pollfd pf = {pipefd[0], POLLIN, 0};
+        int a = poll(&pf, 1, 0);
+        pthread_t t;
+        pthread_create(&t, 0, late_writer, 0);
+        int b = poll(&pf, 1, -1);
+        int brev = pf.revents;
+        pthread_join(t, 0);
+        char c;
+        read(pipefd[0], &c, 1);
+        int d = poll(&pf, 1, 50);
+        fd_set w;
+        FD_ZERO(&w);
+        FD_SET(pipefd[1], &w);
+        struct timeval tv = {0, 0};
+        int e = select(pipefd[1] + 1, 0, &w, 0, &tv);
+        int eset = FD_ISSET(pipefd[1], &w);
+        close(pipefd[1]);
+        int f = poll(&pf, 1, -1);
+        fprintf(stderr, "poll %d, %d rev=%#x, %d; select %d set=%d; hup %d rev=%#x\n", a, b, brev,
+                d, e, eset, f, pf.revents);
         return 0;
     }
     fprintf(stderr, "unknown probe %s\n", m);
