@@ -1677,11 +1677,11 @@ fn rt_sigsuspend(p: &mut Process, set: u64, size: u64) -> Outcome {
         p.threads[t].sigmask = new;
         return Outcome::Return(Err(EINTR));
     }
-    let others = p
-        .threads
-        .iter()
-        .enumerate()
-        .any(|(i, t)| i != p.cur && t.state == ThreadState::Runnable);
+    let others = p.threads.iter().enumerate().any(|(i, t)| {
+        // A thread blocked in I/O may still send the signal once its
+        // input arrives.
+        i != p.cur && matches!(t.state, ThreadState::Runnable | ThreadState::Blocked)
+    });
     if others {
         Outcome::Restart
     } else {
