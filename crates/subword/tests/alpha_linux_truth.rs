@@ -450,3 +450,27 @@ fn poll_and_select_wait_for_a_pipe_and_time_out() {
         }
     }
 }
+
+#[test]
+fn sigsuspend_waits_while_another_thread_waits_for_input() {
+    for (r, bin) in cases() {
+        let mut child = command(&r, &[], &bin, "sigsuspend")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let dog = watchdog(&child);
+        child.stdin.take().unwrap().write_all(b"go\n").unwrap();
+        let o = child.wait_with_output().unwrap();
+        dog.store(true, std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(status(&o.status), 0, "{}", r.name);
+        // SIGUSR1 is 30 on Alpha.
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr),
+            "sigsuspend -1 (Interrupted system call) handler saw 30\n",
+            "{}",
+            r.name
+        );
+    }
+}

@@ -967,11 +967,12 @@ impl Process {
                 if self.threads[i].state == ThreadState::Blocked {
                     // Its pc is on the callsys already: with SA_RESTART the
                     // call runs again after the handler, else it fails EINTR
-                    // (a timed wait — poll, select — always fails EINTR, as
-                    // those calls are never restarted).
+                    // (a timed wait — poll, select — and rt_sigsuspend always
+                    // fail EINTR, as those calls are never restarted).
                     self.unblock(i);
                     let timed = self.threads[i].timeout_at.take().is_some();
-                    if act.flags & signal::SA_RESTART == 0 || timed {
+                    let suspended = self.threads[i].saved_mask.is_some();
+                    if act.flags & signal::SA_RESTART == 0 || timed || suspended {
                         let cpu = &mut self.machine.cpus[self.threads[i].cpu];
                         cpu.pc = cpu.pc.wrapping_add(4);
                         set_result(cpu, Err(errno::EINTR));

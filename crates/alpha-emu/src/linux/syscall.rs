@@ -1656,8 +1656,6 @@ fn osf_sigprocmask(p: &mut Process, how: u64, set: u64) -> Result<u64, u64> {
 
 /// `rt_sigsuspend(mask)`: wait with `mask` until a signal is delivered,
 /// then return EINTR; the handler's frame records the caller's own mask.
-/// While nothing can be delivered the call is restarted after the other
-/// threads run; with no other thread it would block forever (a deadlock).
 fn rt_sigsuspend(p: &mut Process, set: u64, size: u64) -> Outcome {
     if size != 8 {
         return Outcome::Return(Err(EINVAL));
@@ -1677,20 +1675,15 @@ fn rt_sigsuspend(p: &mut Process, set: u64, size: u64) -> Outcome {
         p.threads[t].sigmask = new;
         return Outcome::Return(Err(EINTR));
     }
-    let others = p.threads.iter().enumerate().any(|(i, t)| {
-        // A thread blocked in I/O may still send the signal once its
-        // input arrives.
-        i != p.cur && matches!(t.state, ThreadState::Runnable | ThreadState::Blocked)
-    });
-    if others {
-        Outcome::Restart
-    } else {
-        p.send(Info {
-            signo: signal::SIGKILL,
-            ..Default::default()
-        });
-        Outcome::Return(Err(EINTR))
-    }
+    // Wait with the new mask (the kernel's saved_sigmask keeps the old one
+    // for the handler's frame): blocked with nothing to poll, only a
+    // signal this mask lets through wakes the thread (`Process::send`),
+    // and the call then fails EINTR — it is never restarted. If no thread
+    // can ever send one, the scheduler reports the deadlock.
+    let t = p.cur;
+    p.threads[t].saved_mask = Some(p.threads[t].sigmask);
+    p.threads[t].sigmask = new;
+    Outcome::Block(Vec::new())
 }
 
 fn rt_sigpending(p: &mut Process, set: u64) -> Result<u64, u64> {

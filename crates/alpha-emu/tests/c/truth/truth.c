@@ -50,6 +50,16 @@ static void *stdin_reader(void *a) {
     return 0;
 }
 
+static volatile sig_atomic_t got_usr1;
+static void on_usr1(int s) { got_usr1 = s; }
+static void *read_then_signal(void *a) {
+    (void)a;
+    char b[8];
+    read(0, b, sizeof b);
+    kill(getpid(), SIGUSR1);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *m = argc > 1 ? argv[1] : "";
     if (!strcmp(m, "write")) return write_until_error();
@@ -145,6 +155,23 @@ int main(int argc, char **argv) {
         int f = poll(&pf, 1, -1);
         fprintf(stderr, "poll %d, %d rev=%#x, %d; select %d set=%d; hup %d rev=%#x\n", a, b, brev,
                 d, e, eset, f, pf.revents);
+        return 0;
+    }
+    if (!strcmp(m, "sigsuspend")) {
+        /* The main thread waits in sigsuspend while the other thread
+           waits for input, then signals the process. */
+        signal(SIGUSR1, on_usr1);
+        sigset_t blk, old, none;
+        sigemptyset(&blk);
+        sigaddset(&blk, SIGUSR1);
+        sigprocmask(SIG_BLOCK, &blk, &old);
+        pthread_t t;
+        pthread_create(&t, 0, read_then_signal, 0);
+        sigemptyset(&none);
+        int r = sigsuspend(&none);
+        int e = errno;
+        pthread_join(t, 0);
+        fprintf(stderr, "sigsuspend %d (%s) handler saw %d\n", r, strerror(e), (int)got_usr1);
         return 0;
     }
     fprintf(stderr, "unknown probe %s\n", m);
