@@ -369,6 +369,37 @@ fn identity_is_the_host_process_by_default_and_fixed_under_deterministic() {
 }
 
 #[test]
+fn resuid_resgid_and_groups_are_the_host_processs() {
+    // SAFETY: the id getters have no preconditions; getgroups(0, NULL)
+    // only counts.
+    let (uid, euid, gid, egid, groups) = unsafe {
+        (
+            libc::getuid(),
+            libc::geteuid(),
+            libc::getgid(),
+            libc::getegid(),
+            libc::getgroups(0, std::ptr::null_mut()),
+        )
+    };
+    for (r, bin) in cases() {
+        let o = output(command(&r, &[], &bin, "resids"));
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr),
+            format!("resuid={uid},{euid},{euid} resgid={gid},{egid},{egid} groups={groups}\n"),
+            "{}",
+            r.name
+        );
+        if r.subword {
+            let o = output(command(&r, &["--deterministic"], &bin, "resids"));
+            assert_eq!(
+                String::from_utf8_lossy(&o.stderr),
+                "resuid=1000,1000,1000 resgid=1000,1000,1000 groups=0\n"
+            );
+        }
+    }
+}
+
+#[test]
 fn umask_returns_the_old_mask_the_host_gave() {
     for (r, bin) in cases() {
         for (extra, old) in [(&[][..], "027"), (&["--deterministic"][..], "022")] {

@@ -61,6 +61,7 @@ const TABLE: &[(u64, &str, &str)] = &[
     (48, "osf_sigprocmask", "dx"),
     (54, "ioctl", "dxx"),
     (58, "readlink", "sxd"),
+    (36, "sync", ""),
     (60, "umask", "o"),
     (63, "getpgrp", ""),
     (64, "getpagesize", ""),
@@ -72,8 +73,10 @@ const TABLE: &[(u64, &str, &str)] = &[
     (75, "madvise", "xxd"),
     (90, "dup2", "dd"),
     (91, "fstat", "dx"),
+    (79, "getgroups", "dx"),
     (92, "fcntl", "ddx"),
     (94, "poll", "xdd"),
+    (95, "fsync", "d"),
     (103, "sigreturn", "x"),
     (116, "osf_gettimeofday", "xx"),
     (120, "readv", "dxd"),
@@ -92,6 +95,7 @@ const TABLE: &[(u64, &str, &str)] = &[
     (339, "uname", "x"),
     (340, "nanosleep", "xx"),
     (341, "mremap", "xxxx"),
+    (344, "getresuid", "xxx"),
     (348, "prctl", "dxxxx"),
     (349, "pread64", "dxdd"),
     (351, "rt_sigreturn", "x"),
@@ -104,6 +108,7 @@ const TABLE: &[(u64, &str, &str)] = &[
     (365, "wait4", "dxdx"),
     (367, "getcwd", "xd"),
     (377, "getdents64", "dxd"),
+    (372, "getresgid", "xxx"),
     (378, "gettid", ""),
     (381, "tkill", "dd"),
     (394, "futex", "xdxxxx"),
@@ -117,6 +122,7 @@ const TABLE: &[(u64, &str, &str)] = &[
     (426, "lstat64", "sx"),
     (427, "fstat64", "dx"),
     (438, "waitid", "ddxdx"),
+    (447, "fdatasync", "d"),
     (450, "openat", "fsOo"),
     (451, "mkdirat", "fso"),
     (455, "fstatat64", "fsxx"),
@@ -405,6 +411,20 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
         531 => R(Ok(p.id.euid as u64)),
         532 => R(Ok(p.id.ppid as u64)),
         60 => R(Ok(umask(p, a[0]))),
+        344 => R(put_ids(
+            p,
+            [a[0], a[1], a[2]],
+            [p.id.uid, p.id.euid, p.id.euid],
+        )),
+        372 => R(put_ids(
+            p,
+            [a[0], a[1], a[2]],
+            [p.id.gid, p.id.egid, p.id.egid],
+        )),
+        79 => R(getgroups(p, a[0], a[1])),
+        // sync, fsync, fdatasync: the host's files are written through.
+        36 => R(Ok(0)),
+        95 | 447 => R(fsync(p, host, a[0])),
         94 => poll(p, host, a[0], a[1], ms_timeout(a[2] as i32)),
         464 => match timespec_timeout(p, a[2]) {
             Ok(t) => poll(p, host, a[0], a[1], t),
@@ -1439,6 +1459,59 @@ fn umask(p: &mut Process, mask: u64) -> u64 {
     // SAFETY: umask has no preconditions.
     unsafe { libc::umask(p.id.umask as libc::mode_t) };
     old as u64
+}
+
+/// `getresuid`/`getresgid`: real, effective, saved (= effective) ids.
+fn put_ids(p: &mut Process, at: [u64; 3], ids: [u32; 3]) -> Result<u64, u64> {
+    for (a, v) in at.into_iter().zip(ids) {
+        put(p, a, &v.to_le_bytes())?;
+    }
+    Ok(0)
+}
+
+/// `getgroups(size, list)`: the host process's supplementary groups
+/// (none under `--deterministic`).
+fn getgroups(p: &mut Process, size: u64, list: u64) -> Result<u64, u64> {
+    let groups: Vec<u32> = if p.deterministic {
+        Vec::new()
+    } else {
+        let mut g = vec![0 as libc::gid_t; 65536];
+        // SAFETY: `g` has room for the count passed.
+        let n = unsafe { libc::getgroups(g.len() as i32, g.as_mut_ptr()) };
+        g.truncate(n.max(0) as usize);
+        g
+    };
+    if (size as i64) < 0 {
+        return Err(EINVAL);
+    }
+    if size == 0 {
+        return Ok(groups.len() as u64);
+    }
+    if (size as usize) < groups.len() {
+        return Err(EINVAL);
+    }
+    let bytes: Vec<u8> = groups.iter().flat_map(|g| g.to_le_bytes()).collect();
+    put(p, list, &bytes)?;
+    Ok(groups.len() as u64)
+}
+
+/// `fsync`/`fdatasync(fd)`: the host file's, EINVAL for pipes and streams
+/// that cannot be synced, as Linux answers.
+fn fsync(p: &mut Process, host: &dyn Host, fd: u64) -> Result<u64, u64> {
+    match &*p.fds.get(fd)?.obj.borrow() {
+        Object::File { file, .. } => file.sync_all().map(|_| 0).map_err(|e| fs::host_errno(&e)),
+        Object::Dir { .. } => Ok(0),
+        Object::Stdio(n) if host.raw_fd(*n).is_some() => {
+            let raw = host.raw_fd(*n).unwrap_or(-1);
+            // SAFETY: fsync on a descriptor has no memory preconditions.
+            if unsafe { libc::fsync(raw) } == 0 {
+                Ok(0)
+            } else {
+                Err(fs::host_errno(&std::io::Error::last_os_error()))
+            }
+        }
+        _ => Err(EINVAL),
+    }
 }
 
 /// The process group (or with `sid` the session) id.

@@ -4,6 +4,7 @@
    stdin that is a file or a pipe held open) and compares subword with
    qemu-alpha and with what Linux must do. Reports go to stderr (stdout is
    often the thing under test). */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -109,6 +110,15 @@ int main(int argc, char **argv) {
     if (!strcmp(m, "ident")) {
         fprintf(stderr, "uid=%d euid=%d gid=%d egid=%d pid=%d ppid=%d\n", (int)getuid(),
                 (int)geteuid(), (int)getgid(), (int)getegid(), (int)getpid(), (int)getppid());
+        return 0;
+    }
+    if (!strcmp(m, "resids")) {
+        uid_t r, e, sv;
+        gid_t gr, ge, gs;
+        getresuid(&r, &e, &sv);
+        getresgid(&gr, &ge, &gs);
+        fprintf(stderr, "resuid=%d,%d,%d resgid=%d,%d,%d groups=%d\n", (int)r, (int)e, (int)sv,
+                (int)gr, (int)ge, (int)gs, getgroups(0, 0));
         return 0;
     }
     if (!strcmp(m, "umask")) {
