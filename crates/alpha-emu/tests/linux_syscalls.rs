@@ -270,3 +270,79 @@ mod robustness {
         }
     }
 }
+
+/// `pipe()` (Alpha: read end in v0, write end in a4) into $9/$10.
+fn pipe_fds() -> String {
+    format!("{}    mov $0, $9\n    mov $20, $10\n", sys(42))
+}
+
+#[test]
+fn write_to_pipe_with_its_reader_closed_raises_sigpipe_status_141() {
+    // close(read end); write(write end, buf, 1): SIGPIPE, default action.
+    let body = format!(
+        "{}    mov $9, $16\n{}    mov $10, $16\n    lda $17, buf\n    lda $18, 1($31)\n{}",
+        pipe_fds(),
+        sys(6),
+        sys(4)
+    );
+    let (e, _) = run(&prog(&body, "buf:\n    .quad 0\n"));
+    assert_eq!(e.status(), 141);
+    assert!(
+        matches!(e, Exit::Killed { signal: 13, ref why } if why.contains("pipe with no reader")),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn write_to_pipe_with_sigpipe_ignored_fails_with_epipe() {
+    // rt_sigaction(SIGPIPE, {SIG_IGN}) then the same write: EPIPE (32) + flag.
+    let body = format!(
+        "    lda $1, act\n    lda $2, 1($31)\n    stq $2, 0($1)\n    lda $16, 13($31)\n    lda $17, act\n    mov $31, $18\n    lda $19, 8($31)\n    mov $31, $20\n{}{}    mov $9, $16\n{}    mov $10, $16\n    lda $17, buf\n    lda $18, 1($31)\n{}    mulq $19, 100, $19\n    addq $0, $19, $16",
+        sys(352),
+        pipe_fds(),
+        sys(6),
+        sys(4)
+    );
+    let (e, _) = run(&prog(&body, "act:\n    .space 24\nbuf:\n    .quad 0\n"));
+    assert_eq!(e, Exit::Exited(132)); // 32 + 100
+}
+
+#[test]
+fn read_of_empty_pipe_with_writer_open_blocks_and_alone_is_a_deadlock() {
+    // The only thread reads an empty pipe whose write end it holds: Linux
+    // blocks forever (never EAGAIN); subword ends the run as a deadlock.
+    let body = format!(
+        "{}    mov $9, $16\n    lda $17, buf\n    lda $18, 1($31)\n{}    mov $0, $16",
+        pipe_fds(),
+        sys(3)
+    );
+    let (e, host) = run(&prog(&body, "buf:\n    .quad 0\n"));
+    assert!(
+        matches!(e, Exit::Killed { signal: 9, ref why } if why.contains("deadlock")),
+        "{e:?} {host:?}"
+    );
+}
+
+#[test]
+fn umask_returns_the_previous_mask() {
+    // Deterministic identity: umask starts 022; umask(077) -> 022 (18),
+    // umask(022) -> 077 (63): exit 18 + 63 = 81.
+    let body = format!(
+        "    lda $16, 0x3f($31)\n{}    mov $0, $9\n    lda $16, 0x12($31)\n{}    addq $9, $0, $16",
+        sys(60),
+        sys(60)
+    );
+    let (e, _) = run(&prog(&body, ""));
+    assert_eq!(e, Exit::Exited(81));
+}
+
+#[test]
+fn wait4_without_children_is_echild() {
+    // wait4(-1, 0, 0, 0): ECHILD (10) + error flag.
+    let body = format!(
+        "    lda $16, -1($31)\n    mov $31, $17\n    mov $31, $18\n    mov $31, $19\n{}    mulq $19, 100, $19\n    addq $0, $19, $16",
+        sys(365)
+    );
+    let (e, _) = run(&prog(&body, ""));
+    assert_eq!(e, Exit::Exited(110));
+}
