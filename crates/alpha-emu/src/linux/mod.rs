@@ -17,6 +17,7 @@ pub mod signal;
 pub mod stack;
 pub mod syscall;
 pub mod thread;
+pub mod time;
 
 use crate::exec::{self, Event};
 use crate::loader::{self, LoadedImage};
@@ -224,6 +225,14 @@ pub enum ThreadState {
         bitset: u32,
         timed: bool,
     },
+    /// Asleep (`nanosleep`, `clock_nanosleep`) until the monotonic time
+    /// `until` (ns, [`time::Domain::Wall`]), writing the time left to
+    /// `rem` if a signal cuts it short; or, with `until` `None`, waiting
+    /// in `rt_sigsuspend` for a signal.
+    Sleep {
+        until: Option<u64>,
+        rem: u64,
+    },
     Exited,
 }
 
@@ -276,6 +285,10 @@ pub struct Process {
     pub last_exit: u8,
     /// The running thread asked to give up the processor (`sched_yield`).
     pub yield_now: bool,
+    /// The guest's clocks (host time, or virtual with `--deterministic`).
+    pub clock: time::Clock,
+    /// Interval timers (`setitimer`, `timer_create`).
+    pub timers: time::Timers,
 }
 
 /// How the personality describes an instruction in diagnostics: the
@@ -403,6 +416,8 @@ impl Process {
             exe_path: std::fs::canonicalize(&execfn).unwrap_or_else(|_| execfn.clone().into()),
             last_exit: 0,
             yield_now: false,
+            clock: time::Clock::new(opts.deterministic),
+            timers: time::Timers::default(),
         })
     }
 
@@ -446,6 +461,7 @@ impl Process {
                     return Exit::InsnLimit(done);
                 }
             }
+            self.tick();
             if self.threads[self.cur].state != ThreadState::Runnable {
                 match self.pick_next(self.cur) {
                     Some(t) => self.cur = t,
@@ -460,6 +476,7 @@ impl Process {
                                 self.wake_thread(i, Err(errno::ETIMEDOUT));
                                 self.cur = i;
                             }
+                            None if self.idle_wait() => continue,
                             None => {
                                 let why = "every guest thread is blocked (deadlock)".to_string();
                                 host.diag(&why);
@@ -654,6 +671,12 @@ impl Process {
                 } else {
                     self.wake_thread(i, Err(errno::EINTR));
                 }
+            } else if let Some(i) = self
+                .threads
+                .iter()
+                .position(|t| matches!(t.state, ThreadState::Sleep { .. }) && can_take(t))
+            {
+                self.interrupt_sleep(i);
             }
         }
     }
@@ -686,7 +709,9 @@ impl Process {
             }
             let pc = self.machine.cpus[self.threads[t].cpu].pc;
             let tid = self.threads[t].tid;
-            let what = if info.is_kill {
+            let what = if info.timer {
+                format!("a timer expired, thread {tid} at pc 0x{pc:x}")
+            } else if info.is_kill {
                 format!("sent by the guest (kill/tgkill), thread {tid} at pc 0x{pc:x}")
             } else if sig != signal::SIGKILL {
                 format!("thread {tid} at pc 0x{pc:x}: sigreturn found no readable signal frame")

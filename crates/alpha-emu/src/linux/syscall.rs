@@ -8,7 +8,7 @@
 use super::errno::*;
 use super::fs::{self, Fd, Object};
 use super::signal::{self, Info};
-use super::{set_result, Exit, Host, Process, ThreadState, PID};
+use super::{set_result, time, Exit, Host, Process, ThreadState, PID};
 use crate::memory::PAGE_SIZE;
 use std::io::{Read, Seek, SeekFrom, Write};
 
@@ -363,7 +363,16 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
         92 => R(fcntl(p, a[0], a[1], a[2])),
         103 => sigreturn(p, c, a[0], false),
         351 => sigreturn(p, c, a[0], true),
-        116 | 359 => R(gettimeofday(p, a[0])),
+        116 | 359 => R(time::gettimeofday(p, a[0], a[1])),
+        323 => R(time::times(p, a[0])),
+        364 => R(time::getrusage(p, a[0], a[1])),
+        361 => R(time::getitimer(p, a[0], a[1])),
+        362 => R(time::setitimer(p, a[0], a[1], a[2])),
+        414 => R(time::timer_create(p, a[0], a[1], a[2])),
+        415 => R(time::timer_settime(p, a[0], a[1], a[2], a[3])),
+        416 => R(time::timer_gettime(p, a[0], a[1])),
+        417 => R(time::timer_getoverrun(p, a[0])),
+        418 => R(time::timer_delete(p, a[0])),
         120 => R(readv_writev(p, host, a[0], a[1], a[2], false)),
         121 => R(readv_writev(p, host, a[0], a[1], a[2], true)),
         128 => R(rename(p, AT_FDCWD, a[0], AT_FDCWD, a[1])),
@@ -384,12 +393,12 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
         256 => R(osf_getsysinfo(p, c, a[0], a[1], a[2])),
         257 => R(osf_setsysinfo(p, c, a[0], a[1], a[2])),
         312 => super::thread::clone(p, c, a),
-        // sched_yield, nanosleep: give the other threads a turn (guest
-        // time advances with instructions, so sleeping is yielding).
-        334 | 340 | 422 => {
+        334 => {
             p.yield_now = true;
             R(Ok(0))
         }
+        340 => time::sleep(p, time::CLOCK_MONOTONIC, 0, a[0], a[1]),
+        422 => time::sleep(p, a[0], a[1], a[2], a[3]),
         339 => R(uname(p, a[0])),
         348 => R(Err(EINVAL)),
         349 => R(pread(p, a[0], a[1], a[2], a[3])),
@@ -405,14 +414,8 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
             p.threads[p.cur].clear_child_tid = a[0];
             R(Ok(p.threads[p.cur].tid as u64))
         }
-        420 => R(clock_gettime(p, a[0], a[1])),
-        421 => R(if a[1] != 0 {
-            let mut b = [0u8; 16];
-            b[8..].copy_from_slice(&1u64.to_le_bytes());
-            put(p, a[1], &b).map(|_| 0)
-        } else {
-            Ok(0)
-        }),
+        420 => R(time::clock_gettime(p, a[0], a[1])),
+        421 => R(time::clock_getres(p, a[0], a[1])),
         466 => R(Err(ENOSYS)),
         511 => R(getrandom(p, a[0], a[1])),
         522 | 527 => R(Err(ENOSYS)),
@@ -1072,35 +1075,6 @@ fn prlimit(p: &mut Process, res: u64, new: u64, old: u64) -> Result<u64, u64> {
     Ok(0)
 }
 
-/// Guest time: starts at a fixed epoch and advances with the instruction
-/// count (1 ns per instruction), so runs are reproducible.
-fn now_ns(p: &Process) -> u64 {
-    1_700_000_000u64 * 1_000_000_000 + p.insns
-}
-
-fn gettimeofday(p: &mut Process, tv: u64) -> Result<u64, u64> {
-    if tv != 0 {
-        let ns = now_ns(p);
-        let mut b = [0u8; 16];
-        b[..8].copy_from_slice(&(ns / 1_000_000_000).to_le_bytes());
-        b[8..].copy_from_slice(&((ns % 1_000_000_000) / 1000).to_le_bytes());
-        put(p, tv, &b)?;
-    }
-    Ok(0)
-}
-
-fn clock_gettime(p: &mut Process, clk: u64, ts: u64) -> Result<u64, u64> {
-    let ns = match clk {
-        0 | 5 | 8 => now_ns(p),
-        1 | 4 | 6 | 7 | 2 | 3 => p.insns,
-        _ => return Err(EINVAL),
-    };
-    let mut b = [0u8; 16];
-    b[..8].copy_from_slice(&(ns / 1_000_000_000).to_le_bytes());
-    b[8..].copy_from_slice(&(ns % 1_000_000_000).to_le_bytes());
-    put(p, ts, &b).map(|_| 0)
-}
-
 fn getrandom(p: &mut Process, buf: u64, len: u64) -> Result<u64, u64> {
     // Deterministic bytes (xorshift from a fixed seed): reproducible runs.
     let n = len.min(1 << 20) as usize;
@@ -1147,6 +1121,7 @@ fn kill(p: &mut Process, target: i64, sig: u64, thread: bool) -> Result<u64, u64
         is_kill: true,
         addr: 0,
         target: if thread { target as u32 } else { 0 },
+        ..Default::default()
     });
     Ok(0)
 }
@@ -1265,6 +1240,18 @@ fn rt_sigsuspend(p: &mut Process, set: u64, size: u64) -> Outcome {
         .any(|(i, t)| i != p.cur && t.state == ThreadState::Runnable);
     if others {
         Outcome::Restart
+    } else if p.timers.armed() || p.has_sleepers() {
+        // A timer or a sleeping thread can still send the signal: wait
+        // with the new mask (restored after the handler).
+        let t = p.cur;
+        p.threads[t].saved_mask = Some(p.threads[t].sigmask);
+        p.threads[t].sigmask = new;
+        p.threads[t].state = ThreadState::Sleep {
+            until: None,
+            rem: 0,
+        };
+        p.yield_now = true;
+        Outcome::NoResult
     } else {
         p.send(Info {
             signo: signal::SIGKILL,
