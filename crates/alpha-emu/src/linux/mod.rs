@@ -711,6 +711,8 @@ impl Process {
             let tid = self.threads[t].tid;
             let what = if info.timer {
                 format!("a timer expired, thread {tid} at pc 0x{pc:x}")
+            } else if sig == SIGFPE {
+                format!("thread {tid} at pc 0x{pc:x}: floating-point exception raised (osf_setsysinfo SSI_IEEE_RAISE_EXCEPTION) with its trap enabled")
             } else if info.is_kill {
                 format!("sent by the guest (kill/tgkill), thread {tid} at pc 0x{pc:x}")
             } else if sig != signal::SIGKILL {

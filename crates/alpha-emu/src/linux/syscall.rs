@@ -1348,6 +1348,7 @@ const GSI_IEEE_FP_CONTROL: u64 = 45;
 const GSI_UACPROC: u64 = 8;
 const SSI_NVPAIRS: u64 = 1;
 const SSI_IEEE_FP_CONTROL: u64 = 14;
+const SSI_IEEE_RAISE_EXCEPTION: u64 = 1001;
 const SSIN_UACPROC: u64 = 6;
 
 fn osf_getsysinfo(p: &mut Process, c: usize, op: u64, buf: u64, _n: u64) -> Result<u64, u64> {
@@ -1377,6 +1378,43 @@ fn osf_setsysinfo(p: &mut Process, c: usize, op: u64, buf: u64, n: u64) -> Resul
                     | fpcr::IEEE_MAP_DMZ
                     | fpcr::IEEE_MAP_UMZ);
             cpu.fpcr = (cpu.fpcr & fpcr::FPCR_DYN_MASK) | fpcr::fpcr_from_swcr(cpu.ieee_ctl);
+            Ok(0)
+        }
+        SSI_IEEE_RAISE_EXCEPTION => {
+            // arch/alpha/kernel/osf_sys.c: the status bits join ieee_state
+            // and the FPCR; those whose trap is enabled (status >> 16 =
+            // enable bit) send SIGFPE with the kernel's si_code choice
+            // (the last matching test wins, INV over DZE over OVF …).
+            // glibc's feraiseexcept is this call.
+            use crate::fp::fpcr;
+            let exc = read_u64(p, buf)? & fpcr::IEEE_STATUS_MASK;
+            let cpu = &mut p.machine.cpus[c];
+            let swcr = cpu.ieee_ctl | exc;
+            cpu.ieee_ctl = swcr;
+            cpu.fpcr |= fpcr::fpcr_from_swcr(swcr);
+            let fex = (exc >> 16) & swcr;
+            if fex != 0 {
+                let mut code = signal::FPE_FLTUNK;
+                for (bit, c) in [
+                    (fpcr::IEEE_TRAP_ENABLE_DNO, signal::FPE_FLTUND),
+                    (fpcr::IEEE_TRAP_ENABLE_INE, signal::FPE_FLTRES),
+                    (fpcr::IEEE_TRAP_ENABLE_UNF, signal::FPE_FLTUND),
+                    (fpcr::IEEE_TRAP_ENABLE_OVF, signal::FPE_FLTOVF),
+                    (fpcr::IEEE_TRAP_ENABLE_DZE, signal::FPE_FLTDIV),
+                    (fpcr::IEEE_TRAP_ENABLE_INV, signal::FPE_FLTINV),
+                ] {
+                    if fex & bit != 0 {
+                        code = c;
+                    }
+                }
+                let tid = p.threads[p.cur].tid;
+                p.send(Info {
+                    signo: super::SIGFPE,
+                    code,
+                    target: tid,
+                    ..Default::default()
+                });
+            }
             Ok(0)
         }
         SSI_NVPAIRS => {
