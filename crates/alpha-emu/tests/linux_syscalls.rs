@@ -22,8 +22,10 @@ fn run_opts(src: &str, f: impl FnOnce(&mut Options)) -> (Exit, CaptureHost) {
     (exit, host)
 }
 
+/// Run with the fixed identity of `--deterministic` (pid 1000: the
+/// programs `kill` themselves by that number).
 fn run(src: &str) -> (Exit, CaptureHost) {
-    run_opts(src, |_| {})
+    run_opts(src, |o| o.deterministic = true)
 }
 
 /// A program: `body` then `exit($16)`; `data` goes to .data.

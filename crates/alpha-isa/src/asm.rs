@@ -120,6 +120,7 @@ pub fn assemble_at(
     data_addr: Option<u64>,
 ) -> Result<Program, AsmError> {
     let stmts = parse(src, file)?;
+    check_definition_loops(&stmts, file)?;
     let mut a = Asm {
         file: file.to_string(),
         stmts,
@@ -349,6 +350,132 @@ fn parse(src: &str, file: &str) -> Result<Vec<Stmt>, AsmError> {
     Ok(stmts)
 }
 
+// ------------------------------------------------------- definition loops
+
+/// The symbols an expression names (not `.`, numbers, local labels `1b`).
+fn expr_symbols(e: &str) -> Vec<String> {
+    let b = e.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i] as char;
+        if c.is_ascii_digit() {
+            while i < b.len() && (b[i] as char).is_ascii_alphanumeric() {
+                i += 1;
+            }
+        } else if c == '\'' {
+            i += 3;
+        } else if is_ident_start(c) {
+            let start = i;
+            while i < b.len() && is_ident_char(b[i] as char) {
+                i += 1;
+            }
+            let name = &e[start..i];
+            if name != "." {
+                out.push(name.to_string());
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Refuse symbol definitions that can never be resolved because they
+/// depend on themselves, as GNU as does ("symbol definition loop
+/// encountered"): `x = x + 1` with no earlier `x`, or `a = b` / `b = a`.
+///
+/// Assignments are taken in source order with GNU as's rule: an
+/// assignment whose expression can be evaluated now (every symbol in it a
+/// label or already resolved) gives the symbol a value, so `x = 1` then
+/// `x = x + 1` is 2; otherwise the symbol stands for its expression until
+/// the end, when a symbol that reaches itself through such expressions is
+/// a loop, reported at the line that defined it.
+fn check_definition_loops(stmts: &[Stmt], file: &str) -> Result<(), AsmError> {
+    use std::collections::{HashMap, HashSet};
+    enum St {
+        Resolved,
+        Lazy(Vec<String>, usize),
+    }
+    let labels: HashSet<&str> = stmts
+        .iter()
+        .flat_map(|s| s.labels.iter().map(String::as_str))
+        .collect();
+    let mut table: HashMap<String, St> = HashMap::new();
+    // Whether `n` resolves now: Some(true) yes, Some(false) not yet (a
+    // symbol not defined so far), None a loop through `n`.
+    fn resolves(
+        n: &str,
+        labels: &HashSet<&str>,
+        table: &HashMap<String, St>,
+        path: &mut Vec<String>,
+    ) -> Option<bool> {
+        if labels.contains(n) {
+            return Some(true);
+        }
+        match table.get(n) {
+            None => Some(false),
+            Some(St::Resolved) => Some(true),
+            Some(St::Lazy(deps, _)) => {
+                if path.iter().any(|p| p == n) {
+                    return None;
+                }
+                path.push(n.to_string());
+                let mut all = true;
+                for d in deps {
+                    match resolves(d, labels, table, path) {
+                        None => return None,
+                        Some(ok) => all &= ok,
+                    }
+                }
+                path.pop();
+                Some(all)
+            }
+        }
+    }
+    let mut order: Vec<String> = Vec::new();
+    for st in stmts {
+        let (name, expr) = match &st.kind {
+            StmtKind::Assign(n, e) => (n.clone(), e.clone()),
+            StmtKind::Directive(d, args) if d == ".set" || d == ".equ" => {
+                let ops = split_operands(args);
+                if ops.len() != 2 {
+                    continue;
+                }
+                (ops[0].trim().to_string(), ops[1].clone())
+            }
+            _ => continue,
+        };
+        let deps = expr_symbols(&expr);
+        let mut now = true;
+        for d in &deps {
+            // A loop met while evaluating now is left for the final check.
+            now &= resolves(d, &labels, &table, &mut Vec::new()) == Some(true);
+        }
+        let state = if now {
+            St::Resolved
+        } else {
+            St::Lazy(deps, st.line)
+        };
+        if !order.contains(&name) {
+            order.push(name.clone());
+        }
+        table.insert(name, state);
+    }
+    for n in &order {
+        if let Some(St::Lazy(_, line)) = table.get(n) {
+            if resolves(n, &labels, &table, &mut Vec::new()).is_none() {
+                return Err(AsmError {
+                    file: file.into(),
+                    line: *line,
+                    message: format!("symbol definition loop encountered at `{n}`"),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 // ------------------------------------------------------------- expressions
 
 #[derive(Clone, Copy, Debug)]
@@ -437,13 +564,13 @@ impl Expr<'_> {
             if self.eat("<<") {
                 let b = self.add()?;
                 a = Val {
-                    v: a.v.wrapping_shl(b.v as u32),
+                    v: a.v << shift_count(b.v)?,
                     addr: false,
                 };
             } else if self.eat(">>") {
                 let b = self.add()?;
                 a = Val {
-                    v: a.v.wrapping_shr(b.v as u32),
+                    v: a.v >> shift_count(b.v)?,
                     addr: false,
                 };
             } else {
@@ -600,6 +727,19 @@ impl Expr<'_> {
             };
         }
         Err(format!("unexpected `{}` in expression", c as char))
+    }
+}
+
+/// A shift count must be 0..=63: GNU as warns "shift count out of range"
+/// and substitutes 0 for the result, which is never what was meant, so
+/// this assembler refuses it.
+fn shift_count(n: i64) -> Result<u32, String> {
+    if (0..64).contains(&n) {
+        Ok(n as u32)
+    } else {
+        Err(format!(
+            "shift count out of range ({n} is not between 0 and 63)"
+        ))
     }
 }
 

@@ -3,13 +3,14 @@
 //! into the library crates. Nothing here knows an instruction encoding.
 
 mod cmd;
+mod files;
 mod numarg;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use numarg::parse_u64;
+use numarg::{parse_size, parse_u64};
 
 /// What a command hands back to `main`: an exit status, or a one-line error.
 pub enum Outcome {
@@ -96,8 +97,8 @@ pub struct RunArgs {
     /// Size in bytes of the aligned LDx_L/STx_C lock range (power of two, 8..8192).
     #[arg(long, value_parser = parse_u64)]
     pub lock_range: Option<u64>,
-    /// Cap on guest memory in bytes.
-    #[arg(long, value_parser = parse_u64)]
+    /// Cap on guest memory: bytes, or with a K/M/G (KiB/MiB/GiB) suffix.
+    #[arg(long, value_parser = parse_size)]
     pub max_memory: Option<u64>,
     /// Instructions each guest thread runs before the scheduler switches.
     #[arg(long, value_parser = parse_u64)]
@@ -115,11 +116,15 @@ pub struct RunArgs {
     /// identity (pid, uid, gid) is fixed, instead of the host's.
     #[arg(long)]
     pub deterministic: bool,
-    /// The Alpha ELF executable.
-    pub program: PathBuf,
-    /// Arguments passed to the guest.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    pub args: Vec<String>,
+    /// PROGRAM (the Alpha ELF executable) and its ARGS: options end at
+    /// PROGRAM, everything after it goes to the guest (as with qemu-user).
+    #[arg(
+        value_name = "PROGRAM [ARGS]",
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub command: Vec<String>,
 }
 
 #[derive(Args)]
@@ -253,19 +258,70 @@ pub struct PtoRunArgs {
     pub scenarios: Vec<PathBuf>,
 }
 
-/// Restore the default SIGPIPE action, as C programs have it: `subword … |
-/// head` then ends quietly when the reader goes away, instead of `println!`
-/// panicking on a broken pipe (Rust ignores SIGPIPE by default).
-fn default_sigpipe() {
-    // SAFETY: installing SIG_DFL for SIGPIPE before any thread starts has no
-    // preconditions; it only changes what the kernel does on a closed pipe.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+/// Which of fds 0-2 are closed as the process starts, recorded from
+/// `.init_array` — before the Rust runtime reopens closed standard streams
+/// on `/dev/null` — so `alpha run` can give the guest a closed stdout
+/// (EBADF) rather than a silent sink.
+extern "C" fn note_closed_stdio() {
+    for fd in 0..3 {
+        // SAFETY: F_GETFD on any descriptor number has no preconditions.
+        if unsafe { libc::fcntl(fd, libc::F_GETFD) } == -1 {
+            alpha_emu::linux::STDIO_CLOSED_AT_START[fd as usize]
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 }
 
+#[used]
+#[link_section = ".init_array"]
+static NOTE_CLOSED_STDIO: extern "C" fn() = note_closed_stdio;
+
+/// Ignore SIGPIPE: a write to a pipe whose reader left fails with EPIPE,
+/// which `alpha run` hands to the guest (raising the guest's SIGPIPE) and
+/// every other command treats as the end of its output (status 141, the
+/// status a shell shows for a process SIGPIPE ended, and no panic).
+fn ignore_sigpipe() {
+    // SAFETY: installing SIG_IGN for SIGPIPE before any thread starts has no
+    // preconditions; it only changes what the kernel does on a closed pipe.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    }
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if msg.starts_with("failed printing to stdout") && msg.contains("Broken pipe") {
+            std::process::exit(141);
+        }
+        default(info)
+    }));
+}
+
+/// `subword alpha run`-style path of the subcommand the command line
+/// names (as far as it names one), for pointing a usage error at its help.
+fn help_path() -> String {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let mut path = vec!["subword".to_string()];
+    for a in std::env::args().skip(1) {
+        match cmd.find_subcommand(&a) {
+            Some(sub) => {
+                path.push(a.clone());
+                cmd = sub.clone();
+            }
+            None if a.starts_with('-') => continue,
+            None => break,
+        }
+    }
+    path.join(" ")
+}
+
 fn main() -> ExitCode {
-    default_sigpipe();
+    ignore_sigpipe();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -294,7 +350,7 @@ fn main() -> ExitCode {
                 .collect();
             let line = head.join(" ");
             let line = line.strip_prefix("error: ").unwrap_or(&line);
-            eprintln!("subword: {line} (see subword --help)");
+            eprintln!("subword: {line} (see {} --help)", help_path());
             return ExitCode::from(2);
         }
     };

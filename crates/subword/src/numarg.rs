@@ -8,12 +8,74 @@ pub fn parse_u64(s: &str) -> Result<u64, String> {
     } else {
         t.parse::<u64>()
     };
-    r.map_err(|_| format!("`{s}` is not a number (decimal or 0x hex)"))
+    r.map_err(|e| match e.kind() {
+        std::num::IntErrorKind::PosOverflow => {
+            format!("`{s}` is out of range (at most {})", u64::MAX)
+        }
+        _ => format!("`{s}` is not a number (decimal or 0x hex)"),
+    })
+}
+
+/// Parse a size: a number (as [`parse_u64`]) with an optional suffix
+/// `K`/`M`/`G` or `KiB`/`MiB`/`GiB` (both powers of 1024, as qemu reads
+/// them), or `B`.
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let lower = t.to_ascii_lowercase();
+    let units: [(&str, u32); 7] = [
+        ("kib", 10),
+        ("mib", 20),
+        ("gib", 30),
+        ("k", 10),
+        ("m", 20),
+        ("g", 30),
+        ("b", 0),
+    ];
+    let is_hex = lower.starts_with("0x");
+    for (u, shift) in units {
+        // In hex, a trailing b is a digit, not a unit.
+        if is_hex && u == "b" {
+            continue;
+        }
+        if let Some(num) = lower.strip_suffix(u) {
+            let n = parse_u64(&t[..num.len()]).map_err(|_| {
+                format!("`{s}` is not a size (a number with an optional K, M, G, KiB, MiB or GiB)")
+            })?;
+            return n
+                .checked_mul(1u64 << shift)
+                .ok_or_else(|| format!("`{s}` is out of range (at most {} bytes)", u64::MAX));
+        }
+    }
+    parse_u64(t).map_err(|e| {
+        if e.contains("out of range") {
+            e
+        } else {
+            format!("`{s}` is not a size (a number with an optional K, M, G, KiB, MiB or GiB)")
+        }
+    })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::parse_u64;
+    use super::{parse_size, parse_u64};
+    #[test]
+    fn sizes_take_binary_suffixes_and_overflow_is_out_of_range() {
+        assert_eq!(parse_size("1G"), Ok(1 << 30));
+        assert_eq!(parse_size("1GiB"), Ok(1 << 30));
+        assert_eq!(parse_size("64k"), Ok(64 << 10));
+        assert_eq!(parse_size("3MiB"), Ok(3 << 20));
+        assert_eq!(parse_size("0x10M"), Ok(16 << 20));
+        assert_eq!(parse_size("0x1b"), Ok(27));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert!(parse_size("1T").is_err());
+        assert!(parse_size("G").is_err());
+        assert!(parse_size("17179869184G")
+            .unwrap_err()
+            .contains("out of range"));
+        assert!(parse_u64("99999999999999999999")
+            .unwrap_err()
+            .contains("out of range"));
+    }
     #[test]
     fn accepts_decimal_and_hex_rejects_junk() {
         assert_eq!(parse_u64("4096"), Ok(4096));

@@ -294,12 +294,12 @@ pub fn stat_bytes(m: &Metadata) -> Vec<u8> {
 }
 
 /// A stat64 image for a host stream or pipe (character device / FIFO).
-pub fn stat64_special(mode: u32, dev_rdev: u64) -> Vec<u8> {
+pub fn stat64_special(mode: u32, dev_rdev: u64, uid: u32, gid: u32) -> Vec<u8> {
     let mut b = vec![0u8; 136];
     b[16..24].copy_from_slice(&dev_rdev.to_le_bytes());
     b[40..44].copy_from_slice(&mode.to_le_bytes());
-    b[44..48].copy_from_slice(&1000u32.to_le_bytes());
-    b[48..52].copy_from_slice(&1000u32.to_le_bytes());
+    b[44..48].copy_from_slice(&uid.to_le_bytes());
+    b[48..52].copy_from_slice(&gid.to_le_bytes());
     b[52..56].copy_from_slice(&4096u32.to_le_bytes());
     b[56..60].copy_from_slice(&1u32.to_le_bytes());
     b

@@ -16,6 +16,7 @@ pub mod mm;
 pub mod signal;
 pub mod stack;
 pub mod syscall;
+pub mod sysnames;
 pub mod thread;
 pub mod time;
 
@@ -42,8 +43,14 @@ pub const PAL_RDUNIQ: u32 = 0x9e;
 pub const PAL_WRUNIQ: u32 = 0x9f;
 pub const PAL_GENTRAP: u32 = 0xaa;
 
-/// Where guest output goes. The CLI writes to the host's streams; tests
-/// and the demo capture it.
+/// Where guest I/O goes. The CLI uses the host's own descriptors; tests
+/// and the demo capture output in memory.
+///
+/// The `*_fd` methods carry the host's result back to the guest: a count
+/// (short counts stay short) or the host's error, which the personality
+/// turns into the Alpha errno (EPIPE also raises SIGPIPE in the guest).
+/// Their defaults suit an in-memory host: every write succeeds whole and
+/// fd 0 reads through [`Host::read_stdin`].
 pub trait Host {
     /// Write guest bytes to guest fd 0, 1 or 2.
     fn write(&mut self, fd: u32, bytes: &[u8]);
@@ -57,32 +64,105 @@ pub trait Host {
     fn trace(&mut self, line: &str) {
         self.diag(line)
     }
+    /// Whether stream `fd` (0, 1 or 2) was closed when the run started: the
+    /// guest then starts without that descriptor, as under Linux.
+    fn stream_closed(&self, _fd: u32) -> bool {
+        false
+    }
+    /// Write to stream `fd` (0, 1 or 2): the count written, or the error.
+    fn write_fd(&mut self, fd: u32, bytes: &[u8]) -> std::io::Result<usize> {
+        self.write(fd, bytes);
+        Ok(bytes.len())
+    }
+    /// Read from stream `fd` (0, 1 or 2): the count read (0 at end of input).
+    fn read_fd(&mut self, fd: u32, buf: &mut [u8]) -> std::io::Result<usize> {
+        if fd == 0 {
+            Ok(self.read_stdin(buf))
+        } else {
+            Err(std::io::Error::from_raw_os_error(libc::EBADF))
+        }
+    }
+    /// The host descriptor behind stream `fd`, when there is one: the
+    /// personality polls it for readiness (so a blocking read blocks only
+    /// the calling guest thread) and passes `lseek`/`fstat` to it. `None`:
+    /// the stream is always ready and not seekable.
+    fn raw_fd(&self, _fd: u32) -> Option<i32> {
+        None
+    }
 }
 
-/// The host's own stdout and stderr.
+/// The host's own stdin, stdout and stderr, used through their
+/// descriptors (no buffering in subword: a byte the guest was told is
+/// written has reached the host's `write`).
 pub struct StdHost;
+
+/// Streams 0-2 that were closed when subword started (recorded by the
+/// binary before the Rust runtime reopens them on `/dev/null`); the guest
+/// sees them closed (EBADF), as it would under Linux.
+pub static STDIO_CLOSED_AT_START: [std::sync::atomic::AtomicBool; 3] = [
+    std::sync::atomic::AtomicBool::new(false),
+    std::sync::atomic::AtomicBool::new(false),
+    std::sync::atomic::AtomicBool::new(false),
+];
+
+fn stdio_open(fd: u32) -> bool {
+    fd < 3 && !STDIO_CLOSED_AT_START[fd as usize].load(std::sync::atomic::Ordering::Relaxed)
+}
 
 impl Host for StdHost {
     fn write(&mut self, fd: u32, bytes: &[u8]) {
-        use std::io::Write;
-        if fd == 2 {
-            let mut e = std::io::stderr().lock();
-            let _ = e.write_all(bytes);
-        } else {
-            let mut o = std::io::stdout().lock();
-            let _ = o.write_all(bytes);
-            let _ = o.flush();
-        }
+        let _ = self.write_fd(fd, bytes);
     }
     fn diag(&mut self, line: &str) {
-        eprintln!("subword: {line}");
+        use std::io::Write;
+        // stderr may be gone (closed, or a pipe whose reader left): a
+        // diagnostic that cannot be written is dropped, never a panic.
+        let _ = writeln!(std::io::stderr(), "subword: {line}");
     }
     fn read_stdin(&mut self, buf: &mut [u8]) -> usize {
-        use std::io::Read;
-        std::io::stdin().lock().read(buf).unwrap_or(0)
+        self.read_fd(0, buf).unwrap_or(0)
     }
     fn trace(&mut self, line: &str) {
-        eprintln!("{line}");
+        use std::io::Write;
+        let _ = writeln!(std::io::stderr(), "{line}");
+    }
+    fn write_fd(&mut self, fd: u32, bytes: &[u8]) -> std::io::Result<usize> {
+        if !stdio_open(fd) {
+            return Err(std::io::Error::from_raw_os_error(libc::EBADF));
+        }
+        loop {
+            // SAFETY: `bytes` is a valid readable buffer of its length.
+            let n = unsafe { libc::write(fd as i32, bytes.as_ptr().cast(), bytes.len()) };
+            if n >= 0 {
+                return Ok(n as usize);
+            }
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::Interrupted {
+                return Err(e);
+            }
+        }
+    }
+    fn read_fd(&mut self, fd: u32, buf: &mut [u8]) -> std::io::Result<usize> {
+        if !stdio_open(fd) {
+            return Err(std::io::Error::from_raw_os_error(libc::EBADF));
+        }
+        loop {
+            // SAFETY: `buf` is a valid writable buffer of its length.
+            let n = unsafe { libc::read(fd as i32, buf.as_mut_ptr().cast(), buf.len()) };
+            if n >= 0 {
+                return Ok(n as usize);
+            }
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::Interrupted {
+                return Err(e);
+            }
+        }
+    }
+    fn raw_fd(&self, fd: u32) -> Option<i32> {
+        stdio_open(fd).then_some(fd as i32)
+    }
+    fn stream_closed(&self, fd: u32) -> bool {
+        !stdio_open(fd)
     }
 }
 
@@ -204,8 +284,56 @@ pub fn host_signal(alpha: u8) -> u8 {
 /// Where the dynamic loader (`PT_INTERP`) is placed: `TASK_UNMAPPED_BASE`,
 /// where the kernel's first `mmap` of it lands.
 pub const INTERP_BASE: u64 = mm::TASK_UNMAPPED_BASE;
-/// The guest's process id (and the main thread's id).
+/// The guest's process id (and the main thread's id) under `--deterministic`.
 pub const PID: u32 = 1000;
+
+/// Who the guest process is: by default the host process's own ids (its
+/// pid, parent pid, real and effective uid and gid, file-creation mask),
+/// under `--deterministic` the fixed [`Identity::FIXED`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Identity {
+    pub pid: u32,
+    pub ppid: u32,
+    pub uid: u32,
+    pub euid: u32,
+    pub gid: u32,
+    pub egid: u32,
+    /// The `umask` the guest sees (also applied to the host process, so
+    /// the files the guest creates get the modes it asked for).
+    pub umask: u32,
+}
+
+impl Identity {
+    /// pid 1000, parent 1, uid/gid 1000, umask 022.
+    pub const FIXED: Identity = Identity {
+        pid: PID,
+        ppid: 1,
+        uid: 1000,
+        euid: 1000,
+        gid: 1000,
+        egid: 1000,
+        umask: 0o022,
+    };
+
+    /// The host process's identity.
+    pub fn host() -> Identity {
+        // SAFETY: these calls have no preconditions; umask is read by
+        // setting it and putting the old value straight back.
+        unsafe {
+            let umask = libc::umask(0o022);
+            libc::umask(umask);
+            Identity {
+                pid: libc::getpid() as u32,
+                ppid: libc::getppid() as u32,
+                uid: libc::getuid(),
+                euid: libc::geteuid(),
+                gid: libc::getgid(),
+                egid: libc::getegid(),
+                umask: umask as u32,
+            }
+        }
+    }
+}
 /// Default scheduler quantum (instructions).
 pub const DEFAULT_QUANTUM: u64 = 10_000;
 
@@ -214,6 +342,20 @@ pub const DEFAULT_QUANTUM: u64 = 10_000;
 pub const UAC_NOPRINT: u64 = 1;
 pub const UAC_NOFIX: u64 = 2;
 pub const UAC_SIGBUS: u64 = 4;
+
+/// What a blocked thread waits for; it becomes runnable when any of its
+/// waits is satisfied and then executes its system call again (the
+/// kernel's restart: the call is re-issued, so it completes, or blocks
+/// again, with the state of that moment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wait {
+    /// Guest fd has data, end of file or an error to report.
+    Readable(u64),
+    /// Guest fd accepts a write (or has an error to report).
+    Writable(u64),
+    /// The guest clock ([`Process::clock_ns`]) reaches this many ns.
+    Deadline(u64),
+}
 
 /// Why a thread is not running.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -233,6 +375,9 @@ pub enum ThreadState {
         until: Option<u64>,
         rem: u64,
     },
+    /// Blocked in a system call until one of [`Thread::waits`] holds; its
+    /// pc is back on the `callsys`, so waking it re-executes the call.
+    Blocked,
     Exited,
 }
 
@@ -252,6 +397,8 @@ pub struct Thread {
     /// (the kernel's saved_sigmask).
     pub saved_mask: Option<u64>,
     pub state: ThreadState,
+    /// What the thread waits for while [`ThreadState::Blocked`].
+    pub waits: Vec<Wait>,
 }
 
 /// A guest process: a machine plus the personality's own state.
@@ -289,6 +436,21 @@ pub struct Process {
     pub clock: time::Clock,
     /// Interval timers (`setitimer`, `timer_create`).
     pub timers: time::Timers,
+    /// `Options::deterministic`: fixed identity, and host reads complete
+    /// at the call (see [`syscall`]'s module docs).
+    pub deterministic: bool,
+    /// The process's ids and umask.
+    pub id: Identity,
+}
+
+/// What [`Process::probe`] found for one wait.
+enum Probe {
+    Ready,
+    NotReady,
+    /// Poll this host descriptor for these events.
+    Host(i32, i16),
+    /// Holds once the guest clock reaches this many ns.
+    At(u64),
 }
 
 /// How the personality describes an instruction in diagnostics: the
@@ -345,6 +507,13 @@ impl Process {
             interp_img = Some(li);
         }
         let execfn = opts.argv.first().cloned().unwrap_or_default();
+        let id = if opts.deterministic {
+            // SAFETY: no preconditions; the guest's files get its umask.
+            unsafe { libc::umask(Identity::FIXED.umask as libc::mode_t) };
+            Identity::FIXED
+        } else {
+            Identity::host()
+        };
         let sp = stack::build(
             &mut machine.mem,
             &stack::StackSpec {
@@ -354,6 +523,7 @@ impl Process {
                 image: &image,
                 interp_base: interp_img.as_ref().map_or(0, |i| i.bias),
                 model: opts.model,
+                ids: [id.uid, id.euid, id.gid, id.egid],
             },
         )?;
         if image.exec_stack {
@@ -393,7 +563,7 @@ impl Process {
             aspace,
             signals: signal::Signals::default(),
             threads: vec![Thread {
-                tid: PID,
+                tid: id.pid,
                 cpu: 0,
                 sigmask: 0,
                 altstack: signal::AltStack {
@@ -404,10 +574,11 @@ impl Process {
                 uac: 0,
                 saved_mask: None,
                 state: ThreadState::Runnable,
+                waits: Vec::new(),
             }],
             cur: 0,
             quantum: opts.quantum.unwrap_or(DEFAULT_QUANTUM).max(1),
-            next_tid: PID + 1,
+            next_tid: id.pid + 1,
             insns: 0,
             unaligned_fixups: 0,
             unaligned_sites: Default::default(),
@@ -418,6 +589,8 @@ impl Process {
             yield_now: false,
             clock: time::Clock::new(opts.deterministic),
             timers: time::Timers::default(),
+            deterministic: opts.deterministic,
+            id,
         })
     }
 
@@ -466,8 +639,14 @@ impl Process {
                 match self.pick_next(self.cur) {
                     Some(t) => self.cur = t,
                     None => {
-                        // Every live thread waits: wake a timed waiter
-                        // (its timeout expires), or it is a deadlock.
+                        // Every live thread waits. Something ready now
+                        // (a pipe written or closed, host input)? Else
+                        // wake a timed futex waiter (its timeout
+                        // expires); else wait on the host for the fds and
+                        // deadlines involved; else it is a deadlock.
+                        if self.wake_ready(host, false) {
+                            continue;
+                        }
                         let timed = self.threads.iter().position(|t| {
                             matches!(t.state, ThreadState::FutexWait { timed: true, .. })
                         });
@@ -476,7 +655,7 @@ impl Process {
                                 self.wake_thread(i, Err(errno::ETIMEDOUT));
                                 self.cur = i;
                             }
-                            None if self.idle_wait() => continue,
+                            None if self.wake_ready(host, true) => continue,
                             None => {
                                 let why = "every guest thread is blocked (deadlock)".to_string();
                                 host.diag(&why);
@@ -505,11 +684,154 @@ impl Process {
                 // Each thread has its own CPU, so switching threads is
                 // interleaving processors, not a context switch: the
                 // reservation stays armed (another CPU's store clears it).
+                if self.threads.iter().any(|t| t.state == ThreadState::Blocked) {
+                    self.wake_ready(host, false);
+                }
                 if let Some(n) = self.pick_next(t) {
                     self.cur = n;
                 }
             }
         }
+    }
+
+    /// The guest clock in nanoseconds, the one [`Wait::Deadline`] counts in.
+    pub fn clock_ns(&self) -> u64 {
+        self.clock.now(time::Domain::Wall, self.insns)
+    }
+
+    /// Wake the blocked threads whose waits hold. With `block`, when none
+    /// holds yet, first wait on the host, without spinning, for the first
+    /// of them: a `poll` on the host descriptors involved with a timeout
+    /// for the nearest deadline (in deterministic mode a deadline is
+    /// reached at once: the guest clock counts instructions, and none run
+    /// while every thread waits). Returns whether a thread woke; `false`
+    /// with `block` means nothing can ever wake them (a deadlock).
+    pub fn wake_ready(&mut self, host: &mut dyn Host, block: bool) -> bool {
+        let now = self.clock_ns();
+        let mut woke = false;
+        let mut polls: Vec<(usize, libc::pollfd)> = Vec::new();
+        let mut nearest: Option<(u64, usize)> = None;
+        for t in 0..self.threads.len() {
+            if self.threads[t].state != ThreadState::Blocked {
+                continue;
+            }
+            let mut ready = false;
+            for w in self.threads[t].waits.clone() {
+                match self.probe(&*host, w) {
+                    Probe::Ready => ready = true,
+                    Probe::NotReady => {}
+                    Probe::Host(fd, events) => polls.push((
+                        t,
+                        libc::pollfd {
+                            fd,
+                            events,
+                            revents: 0,
+                        },
+                    )),
+                    Probe::At(ns) if ns <= now => ready = true,
+                    Probe::At(ns) => {
+                        if nearest.is_none_or(|(d, _)| ns < d) {
+                            nearest = Some((ns, t));
+                        }
+                    }
+                }
+            }
+            if ready {
+                self.unblock(t);
+                woke = true;
+            }
+        }
+        if woke {
+            return true;
+        }
+        // A sleeper's or a timer's deadline ([`time`]) bounds the wait too.
+        let timed = if block { self.next_time_event() } else { None };
+        if polls.is_empty() && nearest.is_none() {
+            return block && timed.is_some() && self.idle_wait();
+        }
+        if polls.is_empty() && !block {
+            return false;
+        }
+        let first = match (nearest.map(|n| n.0), timed) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let timeout_ms: i32 = match (block, first) {
+            (false, _) => 0,
+            (true, None) => -1,
+            (true, Some(_)) if self.deterministic => 0,
+            (true, Some(ns)) => ns
+                .saturating_sub(now)
+                .div_ceil(1_000_000)
+                .min(i32::MAX as u64) as i32,
+        };
+        let mut fds: Vec<libc::pollfd> = polls.iter().map(|(_, p)| *p).collect();
+        // SAFETY: `fds` is a valid array of `fds.len()` pollfd structures.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
+        if n > 0 {
+            for (k, f) in fds.iter().enumerate() {
+                let t = polls[k].0;
+                if f.revents != 0 && self.threads[t].state == ThreadState::Blocked {
+                    self.unblock(t);
+                    woke = true;
+                }
+            }
+        } else if n == 0 && block {
+            // The nearest deadline has passed.
+            match nearest {
+                Some((ns, t)) if Some(ns) == first => {
+                    self.unblock(t);
+                    woke = true;
+                }
+                _ => {
+                    if let Some(ns) = first {
+                        self.clock.wait_until(ns, self.insns);
+                    }
+                    self.tick();
+                    woke = true;
+                }
+            }
+        }
+        // n < 0: EINTR (a host signal); the scheduler comes back here.
+        woke || (block && n < 0)
+    }
+
+    /// Whether wait `w` holds now, or what to poll on the host for it.
+    fn probe(&self, host: &dyn Host, w: Wait) -> Probe {
+        let (fd, events) = match w {
+            Wait::Deadline(ns) => return Probe::At(ns),
+            Wait::Readable(fd) => (fd, libc::POLLIN),
+            Wait::Writable(fd) => (fd, libc::POLLOUT),
+        };
+        let Ok(f) = self.fds.get(fd) else {
+            return Probe::Ready; // closed meanwhile: the call reports EBADF
+        };
+        let o = f.obj.borrow();
+        match &*o {
+            fs::Object::PipeRead(pb) => {
+                let pb = pb.borrow();
+                if !pb.data.is_empty() || pb.writers == 0 {
+                    Probe::Ready
+                } else {
+                    Probe::NotReady
+                }
+            }
+            fs::Object::Stdio(n) => match host.raw_fd(*n) {
+                Some(raw) => Probe::Host(raw, events),
+                None => Probe::Ready,
+            },
+            fs::Object::File { file, .. } => {
+                use std::os::fd::AsRawFd;
+                Probe::Host(file.as_raw_fd(), events)
+            }
+            _ => Probe::Ready,
+        }
+    }
+
+    /// Make blocked thread `t` runnable: it re-executes its system call.
+    fn unblock(&mut self, t: usize) {
+        self.threads[t].state = ThreadState::Runnable;
+        self.threads[t].waits.clear();
     }
 
     /// Threads that can run now (indices into `threads`).
@@ -656,12 +978,22 @@ impl Process {
             .iter()
             .any(|t| t.state == ThreadState::Runnable && can_take(t));
         if !runnable_taker {
-            if let Some(i) = self
-                .threads
-                .iter()
-                .position(|t| matches!(t.state, ThreadState::FutexWait { .. }) && can_take(t))
-            {
-                if act.flags & signal::SA_RESTART != 0 {
+            if let Some(i) = self.threads.iter().position(|t| {
+                matches!(
+                    t.state,
+                    ThreadState::FutexWait { .. } | ThreadState::Blocked
+                ) && can_take(t)
+            }) {
+                if self.threads[i].state == ThreadState::Blocked {
+                    // Its pc is on the callsys already: with SA_RESTART the
+                    // call runs again after the handler, else it fails EINTR.
+                    self.unblock(i);
+                    if act.flags & signal::SA_RESTART == 0 {
+                        let cpu = &mut self.machine.cpus[self.threads[i].cpu];
+                        cpu.pc = cpu.pc.wrapping_add(4);
+                        set_result(cpu, Err(errno::EINTR));
+                    }
+                } else if act.flags & signal::SA_RESTART != 0 {
                     // SA_RESTART: after the handler the wait starts again
                     // (futex_wait's -ERESTARTSYS): back to the CALL_PAL
                     // with v0 and a0-a5 as they were.
@@ -715,6 +1047,8 @@ impl Process {
                 format!("thread {tid} at pc 0x{pc:x}: floating-point exception raised (osf_setsysinfo SSI_IEEE_RAISE_EXCEPTION) with its trap enabled")
             } else if info.is_kill {
                 format!("sent by the guest (kill/tgkill), thread {tid} at pc 0x{pc:x}")
+            } else if sig == signal::SIGPIPE {
+                format!("thread {tid} at pc 0x{pc:x} wrote to a pipe with no reader")
             } else if sig != signal::SIGKILL {
                 format!("thread {tid} at pc 0x{pc:x}: sigreturn found no readable signal frame")
             } else {
@@ -950,6 +1284,11 @@ pub fn set_result(cpu: &mut crate::cpu::Cpu, r: Result<u64, u64>) {
 /// Load and run `elf` to the end: the whole of `subword alpha run`.
 pub fn run_program(elf: &[u8], opts: &Options, host: &mut dyn Host) -> Result<Exit, String> {
     let mut p = Process::new(elf, opts)?;
+    for fd in 0..3 {
+        if host.stream_closed(fd) {
+            let _ = p.fds.close(fd as u64);
+        }
+    }
     let exit = p.run(host, opts.max_insns);
     if opts.jit_stats {
         // Count what was still being compiled when the guest ended, too.

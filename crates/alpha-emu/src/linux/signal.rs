@@ -16,6 +16,7 @@ pub const SIGQUIT: u8 = 3;
 pub const SIGABRT: u8 = 6;
 pub const SIGKILL: u8 = 9;
 pub const SIGSEGV: u8 = 11;
+pub const SIGPIPE: u8 = 13;
 pub const SIGURG: u8 = 16;
 pub const SIGSTOP: u8 = 17;
 pub const SIGCONT: u8 = 19;

@@ -107,6 +107,8 @@ pub struct StackSpec<'a> {
     /// Load address of the dynamic loader (`AT_BASE`), 0 without one.
     pub interp_base: u64,
     pub model: &'static Model,
+    /// `AT_UID`, `AT_EUID`, `AT_GID`, `AT_EGID`.
+    pub ids: [u32; 4],
 }
 
 /// Map the stack and write the initial frame; returns the initial `sp`.
@@ -159,10 +161,10 @@ pub fn build(mem: &mut Memory, spec: &StackSpec) -> Result<u64, String> {
         (AT_BASE, spec.interp_base),
         (AT_FLAGS, 0),
         (AT_ENTRY, img.entry),
-        (AT_UID, 1000),
-        (AT_EUID, 1000),
-        (AT_GID, 1000),
-        (AT_EGID, 1000),
+        (AT_UID, spec.ids[0] as u64),
+        (AT_EUID, spec.ids[1] as u64),
+        (AT_GID, spec.ids[2] as u64),
+        (AT_EGID, spec.ids[3] as u64),
         (AT_SECURE, 0),
         (AT_RANDOM, random),
         (AT_EXECFN, execfn),

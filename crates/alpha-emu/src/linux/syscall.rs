@@ -8,7 +8,7 @@
 use super::errno::*;
 use super::fs::{self, Fd, Object};
 use super::signal::{self, Info};
-use super::{set_result, time, Exit, Host, Process, ThreadState, PID};
+use super::{set_result, time, Exit, Host, Process, ThreadState};
 use crate::memory::PAGE_SIZE;
 use std::io::{Read, Seek, SeekFrom, Write};
 
@@ -30,6 +30,7 @@ const TABLE: &[(u64, &str, &str)] = &[
     (3, "read", "dxd"),
     (4, "write", "dxd"),
     (6, "close", "d"),
+    (7, "osf_wait4", "dxdx"),
     (10, "unlink", "s"),
     (12, "chdir", "s"),
     (17, "brk", "x"),
@@ -45,6 +46,8 @@ const TABLE: &[(u64, &str, &str)] = &[
     (48, "osf_sigprocmask", "dx"),
     (54, "ioctl", "dxx"),
     (58, "readlink", "sxd"),
+    (60, "umask", "o"),
+    (63, "getpgrp", ""),
     (64, "getpagesize", ""),
     (67, "stat", "sx"),
     (68, "lstat", "sx"),
@@ -63,6 +66,8 @@ const TABLE: &[(u64, &str, &str)] = &[
     (136, "mkdir", "so"),
     (137, "rmdir", "s"),
     (144, "getrlimit", "dx"),
+    (233, "getpgid", "d"),
+    (234, "getsid", "d"),
     (235, "sigaltstack", "xx"),
     (256, "osf_getsysinfo", "dxdxx"),
     (257, "osf_setsysinfo", "dxdxx"),
@@ -79,6 +84,7 @@ const TABLE: &[(u64, &str, &str)] = &[
     (354, "rt_sigpending", "xd"),
     (357, "rt_sigsuspend", "xd"),
     (359, "gettimeofday", "xx"),
+    (365, "wait4", "dxdx"),
     (367, "getcwd", "xd"),
     (377, "getdents64", "dxd"),
     (378, "gettid", ""),
@@ -93,6 +99,7 @@ const TABLE: &[(u64, &str, &str)] = &[
     (425, "stat64", "sx"),
     (426, "lstat64", "sx"),
     (427, "fstat64", "dx"),
+    (438, "waitid", "ddxdx"),
     (450, "openat", "fsOo"),
     (451, "mkdirat", "fso"),
     (455, "fstatat64", "fsxx"),
@@ -113,9 +120,23 @@ const TABLE: &[(u64, &str, &str)] = &[
     (549, "faccessat2", "fsdx"),
 ];
 
-/// The name of a system call number, for `--strace`.
+/// The name of a system call number, for `--strace`: Alpha Linux's name
+/// ([`super::sysnames`]), implemented or not.
 pub fn name(nr: u64) -> Option<&'static str> {
-    TABLE.iter().find(|e| e.0 == nr).map(|e| e.1)
+    TABLE
+        .iter()
+        .find(|e| e.0 == nr)
+        .map(|e| e.1)
+        .or_else(|| super::sysnames::name(nr))
+}
+
+/// Calls in [`TABLE`] that still answer ENOSYS (glibc falls back).
+const ENOSYS_STILL: &[u64] = &[466, 522, 527];
+
+/// Whether system call `nr` is performed (anything else answers ENOSYS,
+/// as a kernel without it would).
+pub fn implemented(nr: u64) -> bool {
+    TABLE.iter().any(|e| e.0 == nr) && !ENOSYS_STILL.contains(&nr)
 }
 
 /// What a system call asks of the run loop.
@@ -128,6 +149,34 @@ pub enum Outcome {
     Exit(u8),
     /// The call would block: run other threads, then execute it again.
     Restart,
+    /// The calling thread blocks until one of these holds, then executes
+    /// the call again ([`super::ThreadState::Blocked`]).
+    Block(Vec<super::Wait>),
+}
+
+/// Internal result of a read or write that must wait (never reaches the
+/// guest: [`io`] turns it into [`Outcome::Block`]).
+const MUST_WAIT: u64 = 1 << 40;
+
+/// The outcome of a read (`readable`) or write on `fd`.
+fn io(r: Result<u64, u64>, fd: u64, readable: bool) -> Outcome {
+    match r {
+        Err(MUST_WAIT) if readable => Outcome::Block(vec![super::Wait::Readable(fd)]),
+        Err(MUST_WAIT) => Outcome::Block(vec![super::Wait::Writable(fd)]),
+        r => Outcome::Return(r),
+    }
+}
+
+/// Whether host descriptor `raw` has `events` (POLLIN/POLLOUT) now, or an
+/// error or hang-up to report.
+fn host_ready(raw: i32, events: i16) -> bool {
+    let mut f = libc::pollfd {
+        fd: raw,
+        events,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, timeout 0 (no waiting).
+    unsafe { libc::poll(&mut f, 1, 0) != 0 }
 }
 
 /// Read a NUL-terminated guest string (at most PATH_MAX bytes).
@@ -261,6 +310,16 @@ pub fn callsys(p: &mut Process, host: &mut dyn Host, c: usize) -> Option<Exit> {
             }
             Some(Exit::Exited(s))
         }
+        Outcome::Block(waits) => {
+            // Back to the CALL_PAL, as for a restart; the thread sleeps
+            // until a wait holds (the --strace line comes when it completes).
+            let cpu = &mut p.machine.cpus[c];
+            cpu.pc = cpu.pc.wrapping_sub(4);
+            let t = p.cur;
+            p.threads[t].state = ThreadState::Blocked;
+            p.threads[t].waits = waits;
+            None
+        }
         Outcome::Restart => {
             // Back to the CALL_PAL with v0/a0-a5 untouched, as the kernel's
             // syscall restart does (pc -= 4), after the other threads ran.
@@ -302,28 +361,39 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
     match nr {
         SYS_EXIT => exit_thread(p, a[0] as u8),
         SYS_EXIT_GROUP => Outcome::Exit(a[0] as u8),
-        SYS_READ | 120 if must_wait(p, a[0]) => Outcome::Restart,
-        SYS_READ => R(read(p, host, a[0], a[1], a[2])),
-        SYS_WRITE => R(write(p, host, a[0], a[1], a[2])),
+        SYS_READ => io(read(p, host, a[0], a[1], a[2]), a[0], true),
+        SYS_WRITE => io(write(p, host, a[0], a[1], a[2]), a[0], false),
         6 => R(p.fds.close(a[0]).map(|_| 0)),
         10 => R(path_op(p, AT_FDCWD, a[0], |h| std::fs::remove_file(h))),
         12 => R(chdir(p, a[0])),
         17 => R(p.aspace.brk(&mut p.machine.mem, a[0])),
-        19 => R(lseek(p, a[0], a[1] as i64, a[2])),
+        19 => R(lseek(p, host, a[0], a[1] as i64, a[2])),
+        // getxpid, getxuid, getxgid: the second value in a4 (r20), the
+        // OSF convention (parent pid, euid, egid).
         20 => {
-            // getxpid: v0 = pid, a4 (r20) = parent pid (OSF convention).
-            p.machine.cpus[c].r[20] = 1;
-            R(Ok(PID as u64))
+            p.machine.cpus[c].r[20] = p.id.ppid as u64;
+            R(Ok(p.id.pid as u64))
         }
         24 => {
-            p.machine.cpus[c].r[20] = 1000; // euid in a4
-            R(Ok(1000))
+            p.machine.cpus[c].r[20] = p.id.euid as u64;
+            R(Ok(p.id.uid as u64))
         }
         47 => {
-            p.machine.cpus[c].r[20] = 1000; // egid in a4
-            R(Ok(1000))
+            p.machine.cpus[c].r[20] = p.id.egid as u64;
+            R(Ok(p.id.gid as u64))
         }
-        530..=532 => R(Ok(if nr == 532 { 1 } else { 1000 })),
+        530 => R(Ok(p.id.egid as u64)),
+        531 => R(Ok(p.id.euid as u64)),
+        532 => R(Ok(p.id.ppid as u64)),
+        60 => R(Ok(umask(p, a[0]))),
+        // getpgrp, getpgid(0), getsid(0): the host's process group and
+        // session (the pid under --deterministic); other pids are not ours.
+        63 => R(Ok(pgrp_sid(p, false))),
+        233 | 234 if a[0] != 0 && a[0] != p.id.pid as u64 => R(Err(ESRCH)),
+        233 => R(Ok(pgrp_sid(p, false))),
+        234 => R(Ok(pgrp_sid(p, true))),
+        // wait4/waitid: the guest has no child processes (no fork).
+        7 | 365 | 438 => R(Err(ECHILD)),
         33 => R(access(p, AT_FDCWD, a[0], a[1])),
         462 | 549 => R(access(p, a[0], a[1], a[2])),
         37 => R(kill(p, a[0] as i64, a[1], false)),
@@ -341,17 +411,18 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
         58 => R(readlink(p, AT_FDCWD, a[0], a[1], a[2])),
         460 => R(readlink(p, a[0], a[1], a[2], a[3])),
         64 => R(Ok(PAGE_SIZE)),
-        67 | 425 => R(stat_path(p, AT_FDCWD, a[0], a[1], 0, nr == 425)),
+        67 | 425 => R(stat_path(p, host, AT_FDCWD, a[0], a[1], 0, nr == 425)),
         68 | 426 => R(stat_path(
             p,
+            host,
             AT_FDCWD,
             a[0],
             a[1],
             AT_SYMLINK_NOFOLLOW,
             nr == 426,
         )),
-        91 | 427 => R(fstat(p, a[0], a[1], nr == 427)),
-        455 => R(stat_path(p, a[0], a[1], a[2], a[3], true)),
+        91 | 427 => R(fstat(p, host, a[0], a[1], nr == 427)),
+        455 => R(stat_path(p, host, a[0], a[1], a[2], a[3], true)),
         71 => R(mmap(p, a)),
         73 => R(p.aspace.munmap(&mut p.machine.mem, a[0], a[1])),
         74 => {
@@ -360,7 +431,7 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
         }
         75 => R(Ok(0)),
         341 => R(p.aspace.mremap(&mut p.machine.mem, a[0], a[1], a[2], a[3])),
-        92 => R(fcntl(p, a[0], a[1], a[2])),
+        92 => R(fcntl(p, host, a[0], a[1], a[2])),
         103 => sigreturn(p, c, a[0], false),
         351 => sigreturn(p, c, a[0], true),
         116 | 359 => R(time::gettimeofday(p, a[0], a[1])),
@@ -373,8 +444,8 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
         416 => R(time::timer_gettime(p, a[0], a[1])),
         417 => R(time::timer_getoverrun(p, a[0])),
         418 => R(time::timer_delete(p, a[0])),
-        120 => R(readv_writev(p, host, a[0], a[1], a[2], false)),
-        121 => R(readv_writev(p, host, a[0], a[1], a[2], true)),
+        120 => io(readv_writev(p, host, a[0], a[1], a[2], false), a[0], true),
+        121 => io(readv_writev(p, host, a[0], a[1], a[2], true), a[0], false),
         128 => R(rename(p, AT_FDCWD, a[0], AT_FDCWD, a[1])),
         457 => R(rename(p, a[0], a[1], a[2], a[3])),
         136 => R(path_op(p, AT_FDCWD, a[0], |h| std::fs::create_dir(h))),
@@ -421,28 +492,6 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
         522 | 527 => R(Err(ENOSYS)),
         _ => R(Err(ENOSYS)),
     }
-}
-
-/// Would a read of `fd` block (an empty pipe whose writers are still
-/// open) while another thread can run and fill it? With no other runnable
-/// thread the read returns EAGAIN instead of hanging the run.
-fn must_wait(p: &Process, fd: u64) -> bool {
-    let Ok(f) = p.fds.get(fd) else { return false };
-    if f.flags & fs::O_NONBLOCK != 0 {
-        return false;
-    }
-    let empty_open = match &*f.obj.borrow() {
-        Object::PipeRead(pb) => {
-            let pb = pb.borrow();
-            pb.data.is_empty() && pb.writers > 0
-        }
-        _ => false,
-    };
-    empty_open
-        && p.threads
-            .iter()
-            .enumerate()
-            .any(|(i, t)| i != p.cur && t.state == ThreadState::Runnable)
 }
 
 fn exit_thread(p: &mut Process, status: u8) -> Outcome {
@@ -597,7 +646,13 @@ fn copy_from_guest(
             }
         }
         if ok > 0 {
-            let w = sink(p, &chunk[..ok])?;
+            // An error after some bytes were written is a short write
+            // (the error comes with the next call), as Linux reports it.
+            let w = match sink(p, &chunk[..ok]) {
+                Ok(w) => w,
+                Err(e) if done == 0 => return Err(e),
+                Err(_) => return Ok(done),
+            };
             done += w as u64;
             if w < ok {
                 return Ok(done);
@@ -611,48 +666,93 @@ fn copy_from_guest(
 }
 
 fn write(p: &mut Process, host: &mut dyn Host, fd: u64, buf: u64, len: u64) -> Result<u64, u64> {
-    let obj = p.fds.get(fd)?.obj.clone();
-    if p.fds.get(fd)?.flags & fs::O_ACCMODE == 0 && !matches!(&*obj.borrow(), Object::Stdio(_)) {
+    let f = p.fds.get(fd)?;
+    let (obj, nonblock) = (f.obj.clone(), f.flags & fs::O_NONBLOCK != 0);
+    if f.flags & fs::O_ACCMODE == 0 && !matches!(&*obj.borrow(), Object::Stdio(_)) {
         return Err(EBADF);
     }
-    if len == 0 {
-        return Ok(0);
-    }
-    copy_from_guest(p, buf, len, |_, bytes| {
-        let mut o = obj.borrow_mut();
-        match &mut *o {
-            Object::Stdio(n) => {
-                host.write(*n, bytes);
-                Ok(bytes.len())
-            }
-            Object::File { file, .. } => file.write(bytes).map_err(|e| fs::host_errno(&e)),
-            Object::PipeWrite(pb) => {
-                let mut pb = pb.borrow_mut();
-                if pb.readers == 0 {
-                    return Err(EPIPE);
-                }
-                pb.data.extend(bytes.iter().copied());
-                Ok(bytes.len())
-            }
-            Object::Dir { .. } => Err(EISDIR),
-            Object::PipeRead(_) => Err(EBADF),
+    let r = if len == 0 {
+        // A zero-length write still reports a bad host stream (EBADF).
+        match &*obj.borrow() {
+            Object::Stdio(n) => host
+                .write_fd(*n, &[])
+                .map(|_| 0)
+                .map_err(|e| fs::host_errno(&e)),
+            _ => Ok(0),
         }
-    })
+    } else {
+        copy_from_guest(p, buf, len, |_, bytes| {
+            let mut o = obj.borrow_mut();
+            match &mut *o {
+                Object::Stdio(n) => host.write_fd(*n, bytes).map_err(|e| fs::host_errno(&e)),
+                Object::File { file, .. } => file.write(bytes).map_err(|e| fs::host_errno(&e)),
+                Object::PipeWrite(pb) => {
+                    let mut pb = pb.borrow_mut();
+                    if pb.readers == 0 {
+                        return Err(EPIPE);
+                    }
+                    pb.data.extend(bytes.iter().copied());
+                    Ok(bytes.len())
+                }
+                Object::Dir { .. } => Err(EISDIR),
+                Object::PipeRead(_) => Err(EBADF),
+            }
+        })
+    };
+    match r {
+        // pipe_write's send_sig(SIGPIPE, current): the writing thread gets
+        // SIGPIPE (fatal by default), and EPIPE if it survives.
+        Err(EPIPE) => {
+            let info = Info {
+                signo: signal::SIGPIPE,
+                code: signal::SI_USER,
+                pid: p.id.pid,
+                uid: p.id.uid,
+                target: p.threads[p.cur].tid,
+                ..Default::default()
+            };
+            p.send(info);
+            Err(EPIPE)
+        }
+        // A host stream that is itself non-blocking: a blocking guest fd
+        // waits until it takes bytes.
+        Err(EAGAIN) if !nonblock => Err(MUST_WAIT),
+        r => r,
+    }
 }
 
-/// Read up to `len` bytes from `fd` into a host buffer.
+/// Read up to `len` bytes from `fd` into a host buffer; `MUST_WAIT` when
+/// a blocking read finds nothing yet.
+///
+/// Host streams and files are polled first, so a read that would block
+/// blocks only the calling guest thread — except in deterministic mode,
+/// where the host read happens at the call (the other threads do not run
+/// meanwhile), so when input arrives cannot change the schedule.
 fn read_host(p: &mut Process, host: &mut dyn Host, fd: u64, len: usize) -> Result<Vec<u8>, u64> {
-    let obj = p.fds.get(fd)?.obj.clone();
+    let f = p.fds.get(fd)?;
+    let (obj, nonblock) = (f.obj.clone(), f.flags & fs::O_NONBLOCK != 0);
     let mut o = obj.borrow_mut();
     let mut buf = vec![0u8; len.min(1 << 20)];
+    let must_wait = |raw: Option<i32>| match raw {
+        Some(raw) if (nonblock || !p.deterministic) && !host_ready(raw, libc::POLLIN) => {
+            Err(if nonblock { EAGAIN } else { MUST_WAIT })
+        }
+        _ => Ok(()),
+    };
     let n = match &mut *o {
-        Object::Stdio(0) => host.read_stdin(&mut buf),
-        Object::Stdio(_) => return Err(EBADF),
-        Object::File { file, .. } => file.read(&mut buf).map_err(|e| fs::host_errno(&e))?,
+        Object::Stdio(n) => {
+            must_wait(host.raw_fd(*n))?;
+            host.read_fd(*n, &mut buf).map_err(|e| fs::host_errno(&e))?
+        }
+        Object::File { file, .. } => {
+            use std::os::fd::AsRawFd;
+            must_wait(Some(file.as_raw_fd()))?;
+            file.read(&mut buf).map_err(|e| fs::host_errno(&e))?
+        }
         Object::PipeRead(pb) => {
             let mut pb = pb.borrow_mut();
             if pb.data.is_empty() && pb.writers > 0 {
-                return Err(EAGAIN);
+                return Err(if nonblock { EAGAIN } else { MUST_WAIT });
             }
             let n = buf.len().min(pb.data.len());
             for (i, b) in pb.data.drain(..n).enumerate() {
@@ -738,7 +838,7 @@ fn pread(p: &mut Process, fd: u64, buf: u64, len: u64, off: u64) -> Result<u64, 
     Ok(n as u64)
 }
 
-fn lseek(p: &mut Process, fd: u64, off: i64, whence: u64) -> Result<u64, u64> {
+fn lseek(p: &mut Process, host: &dyn Host, fd: u64, off: i64, whence: u64) -> Result<u64, u64> {
     let obj = p.fds.get(fd)?.obj.clone();
     let mut o = obj.borrow_mut();
     match &mut *o {
@@ -756,6 +856,21 @@ fn lseek(p: &mut Process, fd: u64, off: i64, whence: u64) -> Result<u64, u64> {
             *pos = off as usize;
             Ok(off as u64)
         }
+        // A host stream seeks when the host's descriptor does (a regular
+        // file on stdin); a pipe or terminal answers ESPIPE itself.
+        Object::Stdio(n) => match host.raw_fd(*n) {
+            Some(raw) if whence <= 2 => {
+                // SAFETY: lseek on a descriptor has no memory preconditions.
+                let r = unsafe { libc::lseek(raw, off, whence as i32) };
+                if r < 0 {
+                    Err(fs::host_errno(&std::io::Error::last_os_error()))
+                } else {
+                    Ok(r as u64)
+                }
+            }
+            Some(_) => Err(EINVAL),
+            None => Err(ESPIPE),
+        },
         _ => Err(ESPIPE),
     }
 }
@@ -810,7 +925,7 @@ fn pipe2(p: &mut Process, fds: u64, flags: u64) -> Result<u64, u64> {
     Ok(0)
 }
 
-fn fcntl(p: &mut Process, fd: u64, cmd: u64, arg: u64) -> Result<u64, u64> {
+fn fcntl(p: &mut Process, host: &dyn Host, fd: u64, cmd: u64, arg: u64) -> Result<u64, u64> {
     // Alpha's F_ numbers (asm/fcntl.h): F_DUPFD 0, F_GETFD 1, F_SETFD 2,
     // F_GETFL 3, F_SETFL 4, F_GETLK 7, F_SETLK 8, F_SETLKW 9,
     // F_DUPFD_CLOEXEC 1030.
@@ -830,6 +945,31 @@ fn fcntl(p: &mut Process, fd: u64, cmd: u64, arg: u64) -> Result<u64, u64> {
             if let Some(Some(f)) = p.fds.fds.get_mut(fd as usize) {
                 let keep = fs::O_ACCMODE | fs::O_CREAT | fs::O_EXCL | fs::O_TRUNC;
                 f.flags = (f.flags & keep) | (arg & (fs::O_APPEND | fs::O_NONBLOCK));
+                // A host stream's open file is shared with the host, as a
+                // Linux process shares it with its shell: the flags go to
+                // the host descriptor too (so a non-blocking stdout gives
+                // short writes and EAGAIN, as it would natively).
+                let n = match &*f.obj.borrow() {
+                    Object::Stdio(n) => Some(*n),
+                    _ => None,
+                };
+                if let Some(raw) = n.and_then(|n| host.raw_fd(n)) {
+                    // SAFETY: F_GETFL/F_SETFL on a descriptor have no
+                    // memory preconditions.
+                    unsafe {
+                        let cur = libc::fcntl(raw, libc::F_GETFL);
+                        if cur >= 0 {
+                            let mut new = cur & !(libc::O_NONBLOCK | libc::O_APPEND);
+                            if arg & fs::O_NONBLOCK != 0 {
+                                new |= libc::O_NONBLOCK;
+                            }
+                            if arg & fs::O_APPEND != 0 {
+                                new |= libc::O_APPEND;
+                            }
+                            libc::fcntl(raw, libc::F_SETFL, new);
+                        }
+                    }
+                }
             }
             Ok(0)
         }
@@ -892,17 +1032,25 @@ fn readlink(p: &mut Process, dirfd: u64, path: u64, buf: u64, len: u64) -> Resul
     Ok(n as u64)
 }
 
-fn fd_stat(p: &Process, fd: u64, wide: bool) -> Result<Vec<u8>, u64> {
+fn fd_stat(p: &Process, host: &dyn Host, fd: u64, wide: bool) -> Result<Vec<u8>, u64> {
     let f = p.fds.get(fd)?;
     let o = f.obj.borrow();
     let m = match &*o {
         Object::File { file, .. } => file.metadata().map_err(|e| fs::host_errno(&e))?,
         Object::Dir { path, .. } => std::fs::metadata(path).map_err(|e| fs::host_errno(&e))?,
-        Object::Stdio(n) => match std::fs::metadata(format!("/proc/self/fd/{n}")) {
-            Ok(m) => m,
-            Err(_) => return Ok(fs::stat64_special(0o20620, 0x8800)),
+        Object::Stdio(n) => match host.raw_fd(*n) {
+            Some(raw) => {
+                use std::os::fd::FromRawFd;
+                // SAFETY: `raw` is the host's open stream; ManuallyDrop
+                // keeps this borrowed File from closing it.
+                let f = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(raw) });
+                f.metadata().map_err(|e| fs::host_errno(&e))?
+            }
+            None => return Ok(fs::stat64_special(0o20620, 0x8800, p.id.uid, p.id.gid)),
         },
-        Object::PipeRead(_) | Object::PipeWrite(_) => return Ok(fs::stat64_special(0o10600, 0)),
+        Object::PipeRead(_) | Object::PipeWrite(_) => {
+            return Ok(fs::stat64_special(0o10600, 0, p.id.uid, p.id.gid))
+        }
     };
     Ok(if wide {
         fs::stat64_bytes(&m)
@@ -911,13 +1059,14 @@ fn fd_stat(p: &Process, fd: u64, wide: bool) -> Result<Vec<u8>, u64> {
     })
 }
 
-fn fstat(p: &mut Process, fd: u64, buf: u64, wide: bool) -> Result<u64, u64> {
-    let b = fd_stat(p, fd, wide)?;
+fn fstat(p: &mut Process, host: &dyn Host, fd: u64, buf: u64, wide: bool) -> Result<u64, u64> {
+    let b = fd_stat(p, host, fd, wide)?;
     put(p, buf, &b).map(|_| 0)
 }
 
 fn stat_path(
     p: &mut Process,
+    host: &dyn Host,
     dirfd: u64,
     path: u64,
     buf: u64,
@@ -929,7 +1078,7 @@ fn stat_path(
             let m = std::fs::metadata(&p.cwd).map_err(|e| fs::host_errno(&e))?;
             return put(p, buf, &fs::stat64_bytes(&m)).map(|_| 0);
         }
-        return fstat(p, dirfd, buf, wide);
+        return fstat(p, host, dirfd, buf, wide);
     }
     let h = at_path(p, dirfd, path)?;
     let m = if flags & AT_SYMLINK_NOFOLLOW != 0 {
@@ -1040,6 +1189,31 @@ const ENODEV_: u64 = 19;
 
 // ------------------------------------------------------------- process
 
+/// `umask(mask)`: the old mask; the new one also governs the host
+/// process, which creates the guest's files.
+fn umask(p: &mut Process, mask: u64) -> u64 {
+    let old = p.id.umask;
+    p.id.umask = (mask & 0o777) as u32;
+    // SAFETY: umask has no preconditions.
+    unsafe { libc::umask(p.id.umask as libc::mode_t) };
+    old as u64
+}
+
+/// The process group (or with `sid` the session) id.
+fn pgrp_sid(p: &Process, sid: bool) -> u64 {
+    if p.deterministic {
+        return p.id.pid as u64;
+    }
+    // SAFETY: getpgrp/getsid(0) have no preconditions.
+    (unsafe {
+        if sid {
+            libc::getsid(0)
+        } else {
+            libc::getpgrp()
+        }
+    }) as u64
+}
+
 fn uname(p: &mut Process, buf: u64) -> Result<u64, u64> {
     // struct new_utsname: six 65-byte fields.
     let fields = [
@@ -1101,7 +1275,7 @@ fn kill(p: &mut Process, target: i64, sig: u64, thread: bool) -> Result<u64, u64
             .iter()
             .any(|t| t.tid as i64 == target && t.state != ThreadState::Exited)
     } else {
-        target == PID as i64 || target == 0 || target == -1
+        target == p.id.pid as i64 || target == 0 || target == -1
     };
     if !ok {
         return Err(ESRCH);
@@ -1116,8 +1290,8 @@ fn kill(p: &mut Process, target: i64, sig: u64, thread: bool) -> Result<u64, u64
         } else {
             signal::SI_USER
         },
-        pid: PID,
-        uid: 1000,
+        pid: p.id.pid,
+        uid: p.id.uid,
         is_kill: true,
         addr: 0,
         target: if thread { target as u32 } else { 0 },

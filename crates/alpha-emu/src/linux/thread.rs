@@ -69,6 +69,7 @@ pub fn clone(p: &mut Process, c: usize, a: [u64; 6]) -> Outcome {
         uac: me.uac,
         saved_mask: None,
         state: ThreadState::Runnable,
+        waits: Vec::new(),
     });
     Outcome::Return(Ok(tid as u64))
 }

@@ -475,11 +475,8 @@ impl Process {
         }
     }
 
-    /// Nothing can run: wait for the next wall deadline (a sleeper's or a
-    /// timer's), then expire what is due. False when there is none (the
-    /// caller reports a deadlock). CPU-time timers cannot fire while every
-    /// thread waits, as on Linux.
-    pub fn idle_wait(&mut self) -> bool {
+    /// The next wall deadline of a sleeper or a timer.
+    pub fn next_time_event(&self) -> Option<u64> {
         let sleep = self
             .threads
             .iter()
@@ -488,12 +485,19 @@ impl Process {
                 _ => None,
             })
             .min();
-        let next = match (sleep, self.timers.earliest(Domain::Wall)) {
-            (Some(a), Some(b)) => a.min(b),
-            (a, b) => match a.or(b) {
-                Some(x) => x,
-                None => return false,
-            },
+        match (sleep, self.timers.earliest(Domain::Wall)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Nothing can run: wait for the next wall deadline (a sleeper's or a
+    /// timer's), then expire what is due. False when there is none (the
+    /// caller reports a deadlock). CPU-time timers cannot fire while every
+    /// thread waits, as on Linux.
+    pub fn idle_wait(&mut self) -> bool {
+        let Some(next) = self.next_time_event() else {
+            return false;
         };
         self.clock.wait_until(next, self.insns);
         self.tick();

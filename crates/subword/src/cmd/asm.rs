@@ -1,17 +1,19 @@
 //! `subword alpha asm INPUT.s -o OUTPUT`: GNU-as syntax to a static Alpha
-//! ELF executable (entry `_start`).
+//! ELF executable (entry `_start`); `-` for INPUT reads stdin, for OUTPUT
+//! writes stdout.
 
-use crate::{AsmArgs, CmdResult, Failure, Outcome};
+use crate::{files, AsmArgs, CmdResult, Failure, Outcome};
 
 pub fn run(a: AsmArgs) -> CmdResult {
-    let name = a.input.display().to_string();
-    let src = std::fs::read(&a.input).map_err(|e| Failure(format!("{name}: {e}")))?;
+    let name = files::display(&a.input, false);
+    let src = files::read(&a.input).map_err(|e| Failure(format!("{name}: {e}")))?;
     let src = String::from_utf8(src).map_err(|_| Failure(format!("{name}: not UTF-8 text")))?;
     let prog = alpha_isa::assemble(&src, &name).map_err(|e| Failure(e.to_string()))?;
     let elf = prog.to_elf();
-    std::fs::write(&a.output, elf).map_err(|e| Failure(format!("{}: {e}", a.output.display())))?;
+    let out = files::display(&a.output, true);
+    files::write(&a.output, &elf).map_err(|e| Failure(format!("{out}: {e}")))?;
     #[cfg(unix)]
-    {
+    if !files::is_std(&a.output) {
         use std::os::unix::fs::PermissionsExt;
         let _ = std::fs::set_permissions(&a.output, std::fs::Permissions::from_mode(0o755));
     }

@@ -24,8 +24,8 @@ fn list(
 }
 
 pub fn run(a: DisasmArgs) -> CmdResult {
-    let name = a.file.display();
-    let data = std::fs::read(&a.file).map_err(|e| Failure(format!("{name}: {e}")))?;
+    let name = crate::files::display(&a.file, false);
+    let data = crate::files::read(&a.file).map_err(|e| Failure(format!("{name}: {e}")))?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let res = if a.raw {

@@ -34,14 +34,27 @@ pub fn lock_range(r: Option<u64>) -> Result<Option<u64>, Failure> {
 pub fn run(a: RunArgs) -> CmdResult {
     let model = model(&a.cpu.cpu)?;
     let lock_range = lock_range(a.lock_range)?;
-    let path = a.program.display().to_string();
-    let elf = std::fs::read(&a.program).map_err(|e| Failure(format!("{path}: {e}")))?;
-    let mut argv = vec![path.clone()];
-    argv.extend(a.args.iter().cloned());
+    let path = a.command[0].clone();
+    if path.starts_with('-') && path.len() > 1 {
+        // Only reached by an option after the one that takes no value
+        // would have been accepted: an unknown option before PROGRAM.
+        return Err(Failure(format!(
+            "unknown option `{path}` before PROGRAM (see subword alpha run --help)"
+        )));
+    }
+    let elf = std::fs::read(&path).map_err(|e| Failure(format!("{path}: {e}")))?;
+    let argv = a.command.clone();
     let mut opts = Options::new(model, argv);
     opts.lock_range = lock_range;
     opts.max_insns = a.max_insns;
-    opts.max_memory = a.max_memory;
+    opts.max_memory =
+        match a.max_memory {
+            Some(0) => return Err(Failure(
+                "--max-memory 0: the cap must be above 0 bytes (leave the option out for no cap)"
+                    .into(),
+            )),
+            m => m,
+        };
     opts.strace = a.strace;
     opts.sysroot = a.sysroot.clone();
     opts.jit_stats = a.jit_stats;

@@ -67,8 +67,8 @@ fn report_json(path: &str, rep: &Report, syms: &Symbols) -> Value {
 }
 
 pub fn run(a: ScanArgs) -> CmdResult {
-    let name = a.binary.display().to_string();
-    let data = std::fs::read(&a.binary).map_err(|e| Failure(format!("{name}: {e}")))?;
+    let name = crate::files::display(&a.binary, false);
+    let data = crate::files::read(&a.binary).map_err(|e| Failure(format!("{name}: {e}")))?;
     let code = alpha_isa::elf::read_code(&data).map_err(|e| Failure(format!("{name}: {e}")))?;
     let all = alpha_isa::elf::read_symbols(&data).map_err(|e| Failure(format!("{name}: {e}")))?;
     let syms = Symbols::for_section(&all, ".text");
