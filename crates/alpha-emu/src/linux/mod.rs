@@ -13,6 +13,7 @@
 pub mod errno;
 pub mod fs;
 pub mod mm;
+pub mod procfs;
 pub mod signal;
 pub mod stack;
 pub mod syscall;
@@ -436,6 +437,10 @@ pub struct Process {
     pub clock: time::Clock,
     /// Interval timers (`setitimer`, `timer_create`).
     pub timers: time::Timers,
+    /// The auxiliary vector given at start (`/proc/self/auxv`).
+    pub auxv: Vec<u8>,
+    /// argv, each NUL-terminated (`/proc/self/cmdline`).
+    pub cmdline: Vec<u8>,
     /// `Options::deterministic`: fixed identity, and host reads complete
     /// at the call (see [`syscall`]'s module docs).
     pub deterministic: bool,
@@ -526,6 +531,7 @@ impl Process {
                 ids: [id.uid, id.euid, id.gid, id.egid],
             },
         )?;
+        let auxv = procfs::saved_auxv(&machine.mem, sp);
         if image.exec_stack {
             let base = stack::STACK_TOP - stack::STACK_SIZE;
             let _ = machine
@@ -589,6 +595,12 @@ impl Process {
             yield_now: false,
             clock: time::Clock::new(opts.deterministic),
             timers: time::Timers::default(),
+            auxv,
+            cmdline: opts.argv.iter().fold(Vec::new(), |mut v, a| {
+                v.extend_from_slice(a.as_bytes());
+                v.push(0);
+                v
+            }),
             deterministic: opts.deterministic,
             id,
         })

@@ -8,7 +8,7 @@
 use super::errno::*;
 use super::fs::{self, Fd, Object};
 use super::signal::{self, Info};
-use super::{set_result, time, Exit, Host, Process, ThreadState};
+use super::{procfs, set_result, time, Exit, Host, Process, ThreadState};
 use crate::memory::PAGE_SIZE;
 use std::io::{Read, Seek, SeekFrom, Write};
 
@@ -559,7 +559,20 @@ fn rename(p: &mut Process, d1: u64, p1: u64, d2: u64, p2: u64) -> Result<u64, u6
         .map_err(|e| fs::host_errno(&e))
 }
 
+/// The guest's `/proc` path named by (`dirfd`, `path`), if it names one
+/// (see [`super::procfs`]).
+fn proc_path(p: &Process, dirfd: u64, path: u64) -> Result<Option<Vec<u8>>, u64> {
+    let s = read_cstr(p, path)?;
+    if dirfd != AT_FDCWD && s.first() != Some(&b'/') {
+        return Ok(None);
+    }
+    Ok(procfs::guest_proc_path(p, &s))
+}
+
 fn access(p: &mut Process, dirfd: u64, path: u64, _mode: u64) -> Result<u64, u64> {
+    if let Some(g) = proc_path(p, dirfd, path)? {
+        return procfs::resolve(p, &g).map(|_| 0);
+    }
     let h = at_path(p, dirfd, path)?;
     std::fs::metadata(&h)
         .map(|_| 0)
@@ -568,8 +581,38 @@ fn access(p: &mut Process, dirfd: u64, path: u64, _mode: u64) -> Result<u64, u64
 
 fn openat(p: &mut Process, dirfd: u64, path: u64, flags: u64, mode: u64) -> Result<u64, u64> {
     use std::os::unix::fs::OpenOptionsExt;
-    let h = at_path(p, dirfd, path)?;
     let acc = flags & fs::O_ACCMODE;
+    if let Some(g) = proc_path(p, dirfd, path)? {
+        use std::os::unix::ffi::OsStrExt;
+        let (at, node) = procfs::resolve(p, &g)?;
+        let guest = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(&at));
+        let obj = match node {
+            procfs::Node::File(_) if acc != 0 || flags & fs::O_CREAT != 0 => return Err(EACCES),
+            procfs::Node::File(_) if flags & fs::O_DIRECTORY != 0 => return Err(ENOTDIR),
+            procfs::Node::File(data) => Object::File {
+                file: procfs::memfile(&data)?,
+                path: guest,
+            },
+            procfs::Node::Dir => Object::Dir {
+                path: guest,
+                entries: vec![(b".".to_vec(), 1, 4), (b"..".to_vec(), 1, 4)],
+                pos: 0,
+            },
+            procfs::Node::Link(t) => {
+                // A link out of /proc (exe): open its target.
+                let h = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(&t));
+                let file = std::fs::File::open(&h).map_err(|e| fs::host_errno(&e))?;
+                Object::File { file, path: h }
+            }
+        };
+        let fd = Fd {
+            obj: std::rc::Rc::new(std::cell::RefCell::new(obj)),
+            cloexec: flags & fs::O_CLOEXEC != 0,
+            flags,
+        };
+        return p.fds.install(fd, 0);
+    }
+    let h = at_path(p, dirfd, path)?;
     let meta = std::fs::metadata(&h);
     if let Ok(m) = &meta {
         if m.is_dir() {
@@ -1017,9 +1060,9 @@ fn ioctl(p: &mut Process, fd: u64, req: u64, arg: u64) -> Result<u64, u64> {
 
 fn readlink(p: &mut Process, dirfd: u64, path: u64, buf: u64, len: u64) -> Result<u64, u64> {
     use std::os::unix::ffi::OsStrExt;
-    let s = read_cstr(p, path)?;
-    let target = if s == b"/proc/self/exe" {
-        p.exe_path.clone().into_os_string()
+    let target = if let Some(g) = proc_path(p, dirfd, path)? {
+        use std::os::unix::ffi::OsStringExt;
+        std::ffi::OsString::from_vec(procfs::readlink(p, &g)?)
     } else {
         let h = at_path(p, dirfd, path)?;
         std::fs::read_link(&h)
@@ -1079,6 +1122,15 @@ fn stat_path(
             return put(p, buf, &fs::stat64_bytes(&m)).map(|_| 0);
         }
         return fstat(p, host, dirfd, buf, wide);
+    }
+    if let Some(g) = proc_path(p, dirfd, path)? {
+        let m = procfs::metadata(p, &g)?;
+        let b = if wide {
+            fs::stat64_bytes(&m)
+        } else {
+            fs::stat_bytes(&m)
+        };
+        return put(p, buf, &b).map(|_| 0);
     }
     let h = at_path(p, dirfd, path)?;
     let m = if flags & AT_SYMLINK_NOFOLLOW != 0 {
