@@ -22,7 +22,8 @@ const AT_SYMLINK_NOFOLLOW: u64 = 0x100;
 const AT_REMOVEDIR: u64 = 0x200;
 const AT_EMPTY_PATH: u64 = 0x1000;
 
-/// (number, name, argument kinds) for `--strace`. Kinds: `d` decimal,
+/// (number, name, argument kinds) for `--strace`. Kinds: `c` a clock id,
+/// `w` an itimer, `T` timer flags, `t` a timespec's contents, `d` decimal,
 /// `x` hex, `s` string, `f` fd or AT_FDCWD, `o` octal, `O` open flags,
 /// `P` PROT_ bits, `M` MAP_ flags (spelled as qemu's -strace spells them).
 const TABLE: &[(u64, &str, &str)] = &[
@@ -74,7 +75,16 @@ const TABLE: &[(u64, &str, &str)] = &[
     (312, "clone", "xxxxx"),
     (334, "sched_yield", ""),
     (339, "uname", "x"),
-    (340, "nanosleep", "xx"),
+    (340, "nanosleep", "tx"),
+    (323, "times", "x"),
+    (364, "getrusage", "dx"),
+    (361, "getitimer", "wx"),
+    (362, "setitimer", "wxx"),
+    (414, "timer_create", "cxx"),
+    (415, "timer_settime", "dTxx"),
+    (416, "timer_gettime", "dx"),
+    (417, "timer_getoverrun", "d"),
+    (418, "timer_delete", "d"),
     (341, "mremap", "xxxx"),
     (348, "prctl", "dxxxx"),
     (349, "pread64", "dxdd"),
@@ -92,9 +102,9 @@ const TABLE: &[(u64, &str, &str)] = &[
     (394, "futex", "xdxxxx"),
     (405, "exit_group", "d"),
     (411, "set_tid_address", "x"),
-    (420, "clock_gettime", "dx"),
-    (421, "clock_getres", "dx"),
-    (422, "clock_nanosleep", "ddxx"),
+    (420, "clock_gettime", "cx"),
+    (421, "clock_getres", "cx"),
+    (422, "clock_nanosleep", "cTtx"),
     (424, "tgkill", "ddd"),
     (425, "stat64", "sx"),
     (426, "lstat64", "sx"),
@@ -261,6 +271,20 @@ fn strace_args(p: &Process, nr: u64, a: &[u64; 6]) -> String {
         parts.push(match k {
             'd' => format!("{}", v as i64),
             'o' => format!("0{v:o}"),
+            'c' => time::clock_name(v).map_or_else(|| format!("{}", v as i64), str::to_string),
+            'w' => match v {
+                0 => "ITIMER_REAL".to_string(),
+                1 => "ITIMER_VIRTUAL".to_string(),
+                2 => "ITIMER_PROF".to_string(),
+                _ => format!("{}", v as i64),
+            },
+            'T' if v == time::TIMER_ABSTIME => "TIMER_ABSTIME".to_string(),
+            'T' => format!("{}", v as i64),
+            't' => match time::read_timespec_raw(p, v) {
+                Some((sec, nsec)) => format!("{{tv_sec = {sec},tv_nsec = {nsec}}}"),
+                None if v == 0 => "NULL".to_string(),
+                None => format!("0x{v:x}"),
+            },
             'f' if v == AT_FDCWD => "AT_FDCWD".to_string(),
             'f' => format!("{}", v as i64),
             'O' => flag_names(

@@ -413,6 +413,30 @@ fn put(p: &mut Process, addr: u64, bytes: &[u8]) -> Result<(), u64> {
     p.machine.mem.write_user(addr, bytes).map_err(|_| EFAULT)
 }
 
+/// A guest timespec's raw fields, for `--strace`.
+pub fn read_timespec_raw(p: &Process, addr: u64) -> Option<(i64, i64)> {
+    let b = get(p, addr, 16).ok()?;
+    Some((word(&b, 0) as i64, word(&b, 8) as i64))
+}
+
+/// A clock id as `<time.h>` spells it (for `--strace`).
+pub fn clock_name(clk: u64) -> Option<&'static str> {
+    Some(match clk {
+        CLOCK_REALTIME => "CLOCK_REALTIME",
+        CLOCK_MONOTONIC => "CLOCK_MONOTONIC",
+        CLOCK_PROCESS_CPUTIME_ID => "CLOCK_PROCESS_CPUTIME_ID",
+        CLOCK_THREAD_CPUTIME_ID => "CLOCK_THREAD_CPUTIME_ID",
+        CLOCK_MONOTONIC_RAW => "CLOCK_MONOTONIC_RAW",
+        CLOCK_REALTIME_COARSE => "CLOCK_REALTIME_COARSE",
+        CLOCK_MONOTONIC_COARSE => "CLOCK_MONOTONIC_COARSE",
+        CLOCK_BOOTTIME => "CLOCK_BOOTTIME",
+        CLOCK_REALTIME_ALARM => "CLOCK_REALTIME_ALARM",
+        CLOCK_BOOTTIME_ALARM => "CLOCK_BOOTTIME_ALARM",
+        CLOCK_TAI => "CLOCK_TAI",
+        _ => return None,
+    })
+}
+
 /// Read a guest timespec.
 pub fn read_timespec(p: &Process, addr: u64) -> Result<u64, u64> {
     let b = get(p, addr, 16)?;
