@@ -116,6 +116,9 @@ pub struct RunArgs {
     /// identity (pid, uid, gid) is fixed, instead of the host's.
     #[arg(long)]
     pub deterministic: bool,
+    /// Wait for GDB on TCP PORT (127.0.0.1) before the first instruction (like qemu's -g).
+    #[arg(long = "gdb", short = 'g', value_name = "PORT", value_parser = clap::value_parser!(u16))]
+    pub gdb: Option<u16>,
     /// Set VAR=VALUE in the guest's environment (like qemu's -E); repeatable.
     #[arg(long = "env", short = 'E', value_name = "VAR=VALUE")]
     pub set_env: Vec<String>,

@@ -141,7 +141,20 @@ pub fn run(a: RunArgs) -> CmdResult {
         opts.quantum = Some(q);
     }
     opts.envp = guest_env(&a.set_env, &a.unset_env)?;
-    let exit = linux::run_program(&elf, &opts, &mut StdHost)
-        .map_err(|e| Failure(format!("{path}: {e}")))?;
+    let exit = match a.gdb {
+        Some(port) => {
+            // One instruction at a time under the stub: no compiled code.
+            opts.jit = None;
+            let mut p =
+                linux::Process::new(&elf, &opts).map_err(|e| Failure(format!("{path}: {e}")))?;
+            let l = std::net::TcpListener::bind(("127.0.0.1", port))
+                .map_err(|e| Failure(format!("-g {port}: {e}")))?;
+            let (conn, _) = l.accept().map_err(|e| Failure(format!("-g {port}: {e}")))?;
+            alpha_emu::gdb::serve(&mut p, &mut StdHost, conn, opts.max_insns)
+                .map_err(|e| Failure(format!("{path}: {e}")))?
+        }
+        None => linux::run_program(&elf, &opts, &mut StdHost)
+            .map_err(|e| Failure(format!("{path}: {e}")))?,
+    };
     Ok(Outcome::Status(exit.status()))
 }
