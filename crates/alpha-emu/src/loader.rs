@@ -26,6 +26,8 @@ pub enum LoadError {
     WrongType(u16),
     Malformed(String),
     NoSegments,
+    /// The image does not fit under the guest memory cap (`--max-memory`).
+    OverMemoryCap(u64),
 }
 
 impl std::fmt::Display for LoadError {
@@ -46,6 +48,10 @@ impl std::fmt::Display for LoadError {
             }
             LoadError::Malformed(m) => write!(f, "truncated or malformed ELF file: {m}"),
             LoadError::NoSegments => write!(f, "ELF file has no loadable segments"),
+            LoadError::OverMemoryCap(limit) => write!(
+                f,
+                "the program's segments do not fit in the guest memory cap of {limit} bytes (--max-memory)"
+            ),
         }
     }
 }
@@ -236,8 +242,10 @@ pub fn load(mem: &mut Memory, data: &[u8], dyn_bias: u64) -> Result<LoadedImage,
         img.end = img.end.max(s.vaddr + s.memsz);
     }
     for (&p, &perm) in &pages {
-        mem.map_zero(p, PAGE_SIZE, perm)
-            .map_err(|e| bad(e.to_string()))?;
+        mem.map_zero(p, PAGE_SIZE, perm).map_err(|e| match e {
+            crate::memory::MapError::TooMuchMemory { limit } => LoadError::OverMemoryCap(limit),
+            e => bad(e.to_string()),
+        })?;
     }
     for s in &segs {
         let bytes = &data[s.offset as usize..(s.offset + s.filesz) as usize];

@@ -570,7 +570,8 @@ impl Expr<'_> {
             } else if self.eat(">>") {
                 let b = self.add()?;
                 a = Val {
-                    v: a.v >> shift_count(b.v)?,
+                    // Logical, as GNU as shifts its (unsigned) valueT.
+                    v: ((a.v as u64) >> shift_count(b.v)?) as i64,
                     addr: false,
                 };
             } else {

@@ -1,14 +1,12 @@
-//! The Linux user-mode personality (minimal, issue 2): loads a static
-//! executable, builds the initial stack, runs CPU 0, performs the system
-//! calls `write`, `exit` and `exit_group`, and turns every other interpreter
-//! event into what Alpha Linux would do: `callsys`/`imb`/`rduniq`/`wruniq`
-//! PALcode, unaligned-access fix-ups (counted), and signals whose default
-//! action ends the process with status 128+N and one diagnostic line.
-//!
-//! Issue 3 grows this into the full personality (dynamic loading through
-//! `PT_INTERP`, the whole system-call table, signal frames, threads). The
-//! shape is ready for it: the personality owns a [`Machine`] (several CPUs),
-//! and all host I/O goes through [`Host`].
+//! The Linux user-mode personality: loads a static or dynamic (`PT_INTERP`)
+//! executable, builds the initial stack, runs its threads (one CPU of the
+//! [`Machine`] each) under a round-robin scheduler, performs their system
+//! calls ([`syscall`]) and turns every other interpreter event into what
+//! Alpha Linux would do: `callsys`/`imb`/`rduniq`/`wruniq` PALcode,
+//! unaligned-access fix-ups (counted), signal frames, and signals whose
+//! default action ends the process with status 128+N and one diagnostic
+//! line. Threads block in system calls without stopping the others; all
+//! host I/O goes through [`Host`].
 
 pub mod errno;
 pub mod fs;
@@ -400,6 +398,10 @@ pub struct Thread {
     pub state: ThreadState,
     /// What the thread waits for while [`ThreadState::Blocked`].
     pub waits: Vec<Wait>,
+    /// The guest-clock time at which the timed call it is blocked in
+    /// (`poll`, `select`, …) gives up; kept across its re-executions, and
+    /// set to 0 when the scheduler has waited that long on the host.
+    pub timeout_at: Option<u64>,
 }
 
 /// A guest process: a machine plus the personality's own state.
@@ -581,6 +583,7 @@ impl Process {
                 saved_mask: None,
                 state: ThreadState::Runnable,
                 waits: Vec::new(),
+                timeout_at: None,
             }],
             cur: 0,
             quantum: opts.quantum.unwrap_or(DEFAULT_QUANTUM).max(1),
@@ -789,9 +792,16 @@ impl Process {
                 }
             }
         } else if n == 0 && block {
-            // The nearest deadline has passed.
+            // The nearest deadline has passed (on the host's clock: the
+            // call sees its timeout expired even if the guest clock lags),
+            // or a sleeper's or timer's did.
             match nearest {
                 Some((ns, t)) if Some(ns) == first => {
+                    // Deterministic: the virtual clock jumps to it.
+                    self.clock.wait_until(ns, self.insns);
+                    if self.threads[t].timeout_at.is_some() {
+                        self.threads[t].timeout_at = Some(0);
+                    }
                     self.unblock(t);
                     woke = true;
                 }
@@ -819,10 +829,20 @@ impl Process {
             return Probe::Ready; // closed meanwhile: the call reports EBADF
         };
         let o = f.obj.borrow();
+        let read = events == libc::POLLIN;
         match &*o {
-            fs::Object::PipeRead(pb) => {
+            fs::Object::PipeRead(pb) if read => {
                 let pb = pb.borrow();
                 if !pb.data.is_empty() || pb.writers == 0 {
+                    Probe::Ready
+                } else {
+                    Probe::NotReady
+                }
+            }
+            // Only another thread's close changes these: wake then.
+            fs::Object::PipeRead(_) => Probe::NotReady,
+            fs::Object::PipeWrite(pb) if read => {
+                if pb.borrow().readers == 0 {
                     Probe::Ready
                 } else {
                     Probe::NotReady
@@ -841,7 +861,7 @@ impl Process {
     }
 
     /// Make blocked thread `t` runnable: it re-executes its system call.
-    fn unblock(&mut self, t: usize) {
+    pub(crate) fn unblock(&mut self, t: usize) {
         self.threads[t].state = ThreadState::Runnable;
         self.threads[t].waits.clear();
     }
@@ -998,9 +1018,12 @@ impl Process {
             }) {
                 if self.threads[i].state == ThreadState::Blocked {
                     // Its pc is on the callsys already: with SA_RESTART the
-                    // call runs again after the handler, else it fails EINTR.
+                    // call runs again after the handler, else it fails EINTR
+                    // (a timed wait — poll, select — always fails EINTR, as
+                    // those calls are never restarted).
                     self.unblock(i);
-                    if act.flags & signal::SA_RESTART == 0 {
+                    let timed = self.threads[i].timeout_at.take().is_some();
+                    if act.flags & signal::SA_RESTART == 0 || timed {
                         let cpu = &mut self.machine.cpus[self.threads[i].cpu];
                         cpu.pc = cpu.pc.wrapping_add(4);
                         set_result(cpu, Err(errno::EINTR));

@@ -4,6 +4,21 @@
 //! result goes to `v0`, and `a3` (r19) is 0 on success or 1 with a positive
 //! errno in `v0` on failure (arch/alpha/kernel/entry.S). Errno values are
 //! Alpha's ([`super::errno`]). A bad guest pointer is EFAULT, never a crash.
+//!
+//! Host I/O results reach the guest as Linux delivers them: a short host
+//! write is a short write, a host error is its errno, EPIPE also sends the
+//! writing thread SIGPIPE. A read or write that would block returns
+//! [`Outcome::Block`]: only the calling thread waits (see
+//! [`super::ThreadState::Blocked`]). Host streams are polled before they are
+//! read, except under `--deterministic`, where a blocking read of a host
+//! stream or file completes at the call, as one step of the schedule (the
+//! other threads do not run while the host read waits), so when input
+//! arrives cannot change the interleaving — only how many bytes one read
+//! returns, as for any reader of a pipe. Reads of the guest's own pipes
+//! block and wake in both modes, at scheduling points.
+//!
+//! Every Alpha call is named for `--strace` ([`super::sysnames`]); one not
+//! implemented answers ENOSYS, as a kernel without it would.
 
 use super::errno::*;
 use super::fs::{self, Fd, Object};
@@ -59,6 +74,7 @@ const TABLE: &[(u64, &str, &str)] = &[
     (90, "dup2", "dd"),
     (91, "fstat", "dx"),
     (92, "fcntl", "ddx"),
+    (94, "poll", "xdd"),
     (103, "sigreturn", "x"),
     (116, "osf_gettimeofday", "xx"),
     (120, "readv", "dxd"),
@@ -93,6 +109,7 @@ const TABLE: &[(u64, &str, &str)] = &[
     (353, "rt_sigprocmask", "dxxd"),
     (354, "rt_sigpending", "xd"),
     (357, "rt_sigsuspend", "xd"),
+    (358, "select", "dxxxx"),
     (359, "gettimeofday", "xx"),
     (365, "wait4", "dxdx"),
     (367, "getcwd", "xd"),
@@ -117,6 +134,8 @@ const TABLE: &[(u64, &str, &str)] = &[
     (457, "renameat", "fsfs"),
     (460, "readlinkat", "fsxd"),
     (462, "faccessat", "fsd"),
+    (463, "pselect6", "dxxxxx"),
+    (464, "ppoll", "xdxxd"),
     (466, "set_robust_list", "xd"),
     (487, "dup3", "ddx"),
     (488, "pipe2", "xx"),
@@ -410,6 +429,19 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
         531 => R(Ok(p.id.euid as u64)),
         532 => R(Ok(p.id.ppid as u64)),
         60 => R(Ok(umask(p, a[0]))),
+        94 => poll(p, host, a[0], a[1], ms_timeout(a[2] as i32)),
+        464 => match timespec_timeout(p, a[2]) {
+            Ok(t) => poll(p, host, a[0], a[1], t),
+            Err(e) => R(Err(e)),
+        },
+        358 => match timeval_timeout(p, a[4]) {
+            Ok(t) => select(p, host, a, t),
+            Err(e) => R(Err(e)),
+        },
+        463 => match timespec_timeout(p, a[4]) {
+            Ok(t) => select(p, host, a, t),
+            Err(e) => R(Err(e)),
+        },
         // getpgrp, getpgid(0), getsid(0): the host's process group and
         // session (the pid under --deterministic); other pids are not ours.
         63 => R(Ok(pgrp_sid(p, false))),
@@ -516,6 +548,219 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
         522 | 527 => R(Err(ENOSYS)),
         _ => R(Err(ENOSYS)),
     }
+}
+
+// ------------------------------------------------------------ poll/select
+
+const POLLIN: i16 = 0x1;
+const POLLOUT: i16 = 0x4;
+const POLLERR: i16 = 0x8;
+const POLLHUP: i16 = 0x10;
+const POLLNVAL: i16 = 0x20;
+
+/// A wait's timeout: `None` forever, `Some(ns)` (0: do not wait).
+type Timeout = Option<u64>;
+
+fn ms_timeout(ms: i32) -> Timeout {
+    (ms >= 0).then(|| ms as u64 * 1_000_000)
+}
+
+/// A `struct timespec *` timeout (NULL: forever).
+fn timespec_timeout(p: &Process, ts: u64) -> Result<Timeout, u64> {
+    if ts == 0 {
+        return Ok(None);
+    }
+    let (s, ns) = (read_u64(p, ts)? as i64, read_u64(p, ts + 8)? as i64);
+    if s < 0 || !(0..1_000_000_000).contains(&ns) {
+        return Err(EINVAL);
+    }
+    Ok(Some((s as u64).saturating_mul(1_000_000_000) + ns as u64))
+}
+
+/// A `struct timeval *` timeout (NULL: forever).
+fn timeval_timeout(p: &Process, tv: u64) -> Result<Timeout, u64> {
+    if tv == 0 {
+        return Ok(None);
+    }
+    let (s, us) = (read_u64(p, tv)? as i64, read_u64(p, tv + 8)? as i64);
+    if s < 0 || !(0..1_000_000).contains(&us) {
+        return Err(EINVAL);
+    }
+    Ok(Some(
+        (s as u64).saturating_mul(1_000_000_000) + us as u64 * 1000,
+    ))
+}
+
+/// The `revents` of guest fd `fd` for `events`, now.
+fn fd_revents(p: &Process, host: &dyn Host, fd: i32, events: i16) -> i16 {
+    if fd < 0 {
+        return 0;
+    }
+    let Ok(f) = p.fds.get(fd as u64) else {
+        return POLLNVAL;
+    };
+    let all = events | POLLERR | POLLHUP;
+    let host_poll = |raw: i32| {
+        let mut pf = libc::pollfd {
+            fd: raw,
+            events,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd, timeout 0 (no waiting).
+        unsafe { libc::poll(&mut pf, 1, 0) };
+        // Alpha uses the generic POLL* bits, as the host does.
+        pf.revents
+    };
+    let got = match &*f.obj.borrow() {
+        Object::PipeRead(pb) => {
+            let pb = pb.borrow();
+            (if pb.data.is_empty() { 0 } else { POLLIN })
+                | (if pb.writers == 0 { POLLHUP } else { 0 })
+        }
+        Object::PipeWrite(pb) => {
+            if pb.borrow().readers == 0 {
+                POLLOUT | POLLERR
+            } else {
+                POLLOUT
+            }
+        }
+        Object::Stdio(n) => match host.raw_fd(*n) {
+            Some(raw) => host_poll(raw),
+            None => POLLIN | POLLOUT,
+        },
+        Object::File { file, .. } => {
+            use std::os::fd::AsRawFd;
+            host_poll(file.as_raw_fd())
+        }
+        Object::Dir { .. } => POLLIN | POLLOUT,
+    };
+    got & all
+}
+
+/// Finish a wait on `fds` that found `ready` descriptors: return, or block
+/// until one of `fds` is ready or the timeout passes.
+fn wait_or_return(
+    p: &mut Process,
+    ready: u64,
+    timeout: Timeout,
+    fds: &[(i32, i16)],
+) -> Option<Outcome> {
+    let t = p.cur;
+    let now = p.clock_ns();
+    let at = p.threads[t]
+        .timeout_at
+        .or(timeout.map(|ns| now.saturating_add(ns)));
+    if ready > 0 || timeout == Some(0) || at.is_some_and(|d| now >= d) {
+        p.threads[t].timeout_at = None;
+        return None;
+    }
+    p.threads[t].timeout_at = at;
+    let mut waits = Vec::new();
+    for &(fd, ev) in fds {
+        if fd < 0 {
+            continue;
+        }
+        if ev & POLLIN != 0 {
+            waits.push(super::Wait::Readable(fd as u64));
+        }
+        if ev & POLLOUT != 0 {
+            waits.push(super::Wait::Writable(fd as u64));
+        }
+    }
+    waits.extend(at.map(super::Wait::Deadline));
+    Some(Outcome::Block(waits))
+}
+
+/// `poll(fds, nfds, timeout)` and `ppoll` (its signal mask is not applied).
+fn poll(p: &mut Process, host: &dyn Host, addr: u64, nfds: u64, timeout: Timeout) -> Outcome {
+    if nfds > fs::MAX_FDS as u64 {
+        return Outcome::Return(Err(EINVAL));
+    }
+    let mut b = vec![0u8; nfds as usize * 8];
+    if p.machine.mem.read_user(addr, &mut b).is_err() && nfds > 0 {
+        return Outcome::Return(Err(EFAULT));
+    }
+    let mut fds = Vec::new();
+    let mut ready = 0;
+    for e in b.chunks_mut(8) {
+        let fd = i32::from_le_bytes([e[0], e[1], e[2], e[3]]);
+        let ev = i16::from_le_bytes([e[4], e[5]]);
+        let r = fd_revents(p, host, fd, ev);
+        e[6..8].copy_from_slice(&r.to_le_bytes());
+        ready += (r != 0) as u64;
+        fds.push((fd, ev));
+    }
+    if let Some(block) = wait_or_return(p, ready, timeout, &fds) {
+        return block;
+    }
+    if nfds > 0 {
+        if let Err(e) = put(p, addr, &b) {
+            return Outcome::Return(Err(e));
+        }
+    }
+    Outcome::Return(Ok(ready))
+}
+
+/// `select`/`pselect6(nfds, readfds, writefds, exceptfds, timeout, …)`:
+/// fd_sets are arrays of 64-bit words (Alpha's `long`); the sets are
+/// rewritten to the ready descriptors (pselect6's signal mask is not applied).
+fn select(p: &mut Process, host: &dyn Host, a: [u64; 6], timeout: Timeout) -> Outcome {
+    let n = a[0];
+    if n > fs::MAX_FDS as u64 {
+        return Outcome::Return(Err(EINVAL));
+    }
+    let words = n.div_ceil(64) as usize;
+    let mut sets = [vec![0u64; words], vec![0u64; words], vec![0u64; words]];
+    for (k, set) in sets.iter_mut().enumerate() {
+        let at = a[1 + k];
+        if at == 0 {
+            continue;
+        }
+        for (w, v) in set.iter_mut().enumerate() {
+            match read_u64(p, at + 8 * w as u64) {
+                Ok(x) => *v = x,
+                Err(e) => return Outcome::Return(Err(e)),
+            }
+        }
+    }
+    let bit = |set: &[u64], fd: usize| set[fd / 64] >> (fd % 64) & 1 != 0;
+    let mut out = [vec![0u64; words], vec![0u64; words], vec![0u64; words]];
+    let mut fds = Vec::new();
+    let mut ready = 0;
+    for fd in 0..n as usize {
+        let (r, w) = (bit(&sets[0], fd), bit(&sets[1], fd));
+        if !(r || w || bit(&sets[2], fd)) {
+            continue;
+        }
+        let ev = if r { POLLIN } else { 0 } | if w { POLLOUT } else { 0 };
+        let got = fd_revents(p, host, fd as i32, ev);
+        if got & POLLNVAL != 0 {
+            return Outcome::Return(Err(EBADF));
+        }
+        if r && got & (POLLIN | POLLHUP | POLLERR) != 0 {
+            out[0][fd / 64] |= 1 << (fd % 64);
+            ready += 1;
+        }
+        if w && got & (POLLOUT | POLLERR) != 0 {
+            out[1][fd / 64] |= 1 << (fd % 64);
+            ready += 1;
+        }
+        fds.push((fd as i32, ev));
+    }
+    if let Some(block) = wait_or_return(p, ready, timeout, &fds) {
+        return block;
+    }
+    for (k, set) in out.iter().enumerate() {
+        let at = a[1 + k];
+        if at == 0 {
+            continue;
+        }
+        let bytes: Vec<u8> = set.iter().flat_map(|w| w.to_le_bytes()).collect();
+        if let Err(e) = put(p, at, &bytes) {
+            return Outcome::Return(Err(e));
+        }
+    }
+    Outcome::Return(Ok(ready))
 }
 
 fn exit_thread(p: &mut Process, status: u8) -> Outcome {

@@ -70,6 +70,7 @@ pub fn clone(p: &mut Process, c: usize, a: [u64; 6]) -> Outcome {
         saved_mask: None,
         state: ThreadState::Runnable,
         waits: Vec::new(),
+        timeout_at: None,
     });
     Outcome::Return(Ok(tid as u64))
 }
