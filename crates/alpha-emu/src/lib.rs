@@ -17,6 +17,7 @@ pub mod bench;
 pub mod cpu;
 pub mod exec;
 pub mod fp;
+pub mod gdb;
 pub mod icache;
 pub mod jit;
 pub mod linux;

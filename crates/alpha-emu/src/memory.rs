@@ -439,6 +439,18 @@ impl Memory {
         Ok(())
     }
 
+    /// Every mapped page (page-aligned address, permissions), in address
+    /// order (for the guest's `/proc/self/maps`).
+    pub fn mapped_pages(&self) -> Vec<(u64, Perm)> {
+        let mut v: Vec<(u64, Perm)> = self
+            .map
+            .iter()
+            .map(|(&pn, &s)| (pn << PAGE_SHIFT, self.pages[s].perm))
+            .collect();
+        v.sort_unstable_by_key(|e| e.0);
+        v
+    }
+
     /// Permissions of the page holding `addr`, or `None` when unmapped.
     pub fn perm(&self, addr: u64) -> Option<Perm> {
         self.map

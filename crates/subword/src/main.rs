@@ -116,11 +116,20 @@ pub struct RunArgs {
     /// identity (pid, uid, gid) is fixed, instead of the host's.
     #[arg(long)]
     pub deterministic: bool,
+    /// Wait for GDB on TCP PORT (127.0.0.1) before the first instruction (like qemu's -g).
+    #[arg(long = "gdb", short = 'g', value_name = "PORT", value_parser = clap::value_parser!(u16))]
+    pub gdb: Option<u16>,
+    /// Set VAR=VALUE in the guest's environment (like qemu's -E); repeatable.
+    #[arg(long = "env", short = 'E', value_name = "VAR=VALUE")]
+    pub set_env: Vec<String>,
+    /// Remove VAR from the guest's environment (like qemu's -U); repeatable.
+    #[arg(long = "unset-env", short = 'U', value_name = "VAR")]
+    pub unset_env: Vec<String>,
     /// PROGRAM (the Alpha ELF executable) and its ARGS: options end at
     /// PROGRAM, everything after it goes to the guest (as with qemu-user).
     #[arg(
         value_name = "PROGRAM [ARGS]",
-        required = true,
+        required_unless_present = "cpu",
         trailing_var_arg = true,
         allow_hyphen_values = true
     )]

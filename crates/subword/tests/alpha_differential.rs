@@ -52,6 +52,12 @@
 //!   (`arch/alpha/kernel/osf_sys.c`, `traps.c: do_entUnaUser` →
 //!   `give_sigbus`); qemu-alpha 7.2 fails the call (-1) and keeps fixing
 //!   the accesses up.
+//! - `procself`: Linux's `/proc/self/maps` names the brk area `[heap]`
+//!   (fs/proc/task_mmu.c), `/proc/self/status` and `/proc/cpuinfo` are the
+//!   process's own and an Alpha's (arch/alpha/kernel/setup.c
+//!   `show_cpuinfo`), and `/proc/self/maps` cannot be opened for writing
+//!   (EACCES); qemu-alpha 7.2 shows no `[heap]`, passes the host's status
+//!   and cpuinfo through, and opens maps for writing.
 //!
 //! **The relaxed static binary.** Debian's Alpha binutils relax glibc's
 //! weak reference to `__ehdr_start` into the constant 0 when linking

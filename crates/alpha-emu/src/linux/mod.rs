@@ -11,11 +11,13 @@
 pub mod errno;
 pub mod fs;
 pub mod mm;
+pub mod procfs;
 pub mod signal;
 pub mod stack;
 pub mod syscall;
 pub mod sysnames;
 pub mod thread;
+pub mod time;
 
 use crate::exec::{self, Event};
 use crate::loader::{self, LoadedImage};
@@ -364,6 +366,14 @@ pub enum ThreadState {
         bitset: u32,
         timed: bool,
     },
+    /// Asleep (`nanosleep`, `clock_nanosleep`) until the monotonic time
+    /// `until` (ns, [`time::Domain::Wall`]), writing the time left to
+    /// `rem` if a signal cuts it short; or, with `until` `None`, waiting
+    /// in `rt_sigsuspend` for a signal.
+    Sleep {
+        until: Option<u64>,
+        rem: u64,
+    },
     /// Blocked in a system call until one of [`Thread::waits`] holds; its
     /// pc is back on the `callsys`, so waking it re-executes the call.
     Blocked,
@@ -425,6 +435,14 @@ pub struct Process {
     pub last_exit: u8,
     /// The running thread asked to give up the processor (`sched_yield`).
     pub yield_now: bool,
+    /// The guest's clocks (host time, or virtual with `--deterministic`).
+    pub clock: time::Clock,
+    /// Interval timers (`setitimer`, `timer_create`).
+    pub timers: time::Timers,
+    /// The auxiliary vector given at start (`/proc/self/auxv`).
+    pub auxv: Vec<u8>,
+    /// argv, each NUL-terminated (`/proc/self/cmdline`).
+    pub cmdline: Vec<u8>,
     /// `Options::deterministic`: fixed identity, and host reads complete
     /// at the call (see [`syscall`]'s module docs).
     pub deterministic: bool,
@@ -515,6 +533,7 @@ impl Process {
                 ids: [id.uid, id.euid, id.gid, id.egid],
             },
         )?;
+        let auxv = procfs::saved_auxv(&machine.mem, sp);
         if image.exec_stack {
             let base = stack::STACK_TOP - stack::STACK_SIZE;
             let _ = machine
@@ -577,6 +596,14 @@ impl Process {
             exe_path: std::fs::canonicalize(&execfn).unwrap_or_else(|_| execfn.clone().into()),
             last_exit: 0,
             yield_now: false,
+            clock: time::Clock::new(opts.deterministic),
+            timers: time::Timers::default(),
+            auxv,
+            cmdline: opts.argv.iter().fold(Vec::new(), |mut v, a| {
+                v.extend_from_slice(a.as_bytes());
+                v.push(0);
+                v
+            }),
             deterministic: opts.deterministic,
             id,
         })
@@ -622,6 +649,7 @@ impl Process {
                     return Exit::InsnLimit(done);
                 }
             }
+            self.tick();
             if self.threads[self.cur].state != ThreadState::Runnable {
                 match self.pick_next(self.cur) {
                     Some(t) => self.cur = t,
@@ -683,7 +711,7 @@ impl Process {
 
     /// The guest clock in nanoseconds, the one [`Wait::Deadline`] counts in.
     pub fn clock_ns(&self) -> u64 {
-        syscall::now_ns(self)
+        self.clock.now(time::Domain::Wall, self.insns)
     }
 
     /// Wake the blocked threads whose waits hold. With `block`, when none
@@ -731,14 +759,26 @@ impl Process {
         if woke {
             return true;
         }
-        if polls.is_empty() && (!block || nearest.is_none()) {
+        // A sleeper's or a timer's deadline ([`time`]) bounds the wait too.
+        let timed = if block { self.next_time_event() } else { None };
+        if polls.is_empty() && nearest.is_none() {
+            return block && timed.is_some() && self.idle_wait();
+        }
+        if polls.is_empty() && !block {
             return false;
         }
-        let timeout_ms: i32 = match (block, nearest) {
+        let first = match (nearest.map(|n| n.0), timed) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let timeout_ms: i32 = match (block, first) {
             (false, _) => 0,
             (true, None) => -1,
             (true, Some(_)) if self.deterministic => 0,
-            (true, Some((ns, _))) => (ns - now).div_ceil(1_000_000).min(i32::MAX as u64) as i32,
+            (true, Some(ns)) => ns
+                .saturating_sub(now)
+                .div_ceil(1_000_000)
+                .min(i32::MAX as u64) as i32,
         };
         let mut fds: Vec<libc::pollfd> = polls.iter().map(|(_, p)| *p).collect();
         // SAFETY: `fds` is a valid array of `fds.len()` pollfd structures.
@@ -753,13 +793,25 @@ impl Process {
             }
         } else if n == 0 && block {
             // The nearest deadline has passed (on the host's clock: the
-            // call sees its timeout expired even if the guest clock lags).
-            if let Some((_, t)) = nearest {
-                if self.threads[t].timeout_at.is_some() {
-                    self.threads[t].timeout_at = Some(0);
+            // call sees its timeout expired even if the guest clock lags),
+            // or a sleeper's or timer's did.
+            match nearest {
+                Some((ns, t)) if Some(ns) == first => {
+                    // Deterministic: the virtual clock jumps to it.
+                    self.clock.wait_until(ns, self.insns);
+                    if self.threads[t].timeout_at.is_some() {
+                        self.threads[t].timeout_at = Some(0);
+                    }
+                    self.unblock(t);
+                    woke = true;
                 }
-                self.unblock(t);
-                woke = true;
+                _ => {
+                    if let Some(ns) = first {
+                        self.clock.wait_until(ns, self.insns);
+                    }
+                    self.tick();
+                    woke = true;
+                }
             }
         }
         // n < 0: EINTR (a host signal); the scheduler comes back here.
@@ -987,6 +1039,12 @@ impl Process {
                 } else {
                     self.wake_thread(i, Err(errno::EINTR));
                 }
+            } else if let Some(i) = self
+                .threads
+                .iter()
+                .position(|t| matches!(t.state, ThreadState::Sleep { .. }) && can_take(t))
+            {
+                self.interrupt_sleep(i);
             }
         }
     }
@@ -1019,7 +1077,11 @@ impl Process {
             }
             let pc = self.machine.cpus[self.threads[t].cpu].pc;
             let tid = self.threads[t].tid;
-            let what = if info.is_kill {
+            let what = if info.timer {
+                format!("a timer expired, thread {tid} at pc 0x{pc:x}")
+            } else if sig == SIGFPE {
+                format!("thread {tid} at pc 0x{pc:x}: floating-point exception raised (osf_setsysinfo SSI_IEEE_RAISE_EXCEPTION) with its trap enabled")
+            } else if info.is_kill {
                 format!("sent by the guest (kill/tgkill), thread {tid} at pc 0x{pc:x}")
             } else if sig == signal::SIGPIPE {
                 format!("thread {tid} at pc 0x{pc:x} wrote to a pipe with no reader")

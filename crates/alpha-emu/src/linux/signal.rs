@@ -108,6 +108,10 @@ pub struct Info {
     pub is_kill: bool,
     /// Thread the signal was sent to (`tkill`/`tgkill`), 0 for the process.
     pub target: u32,
+    /// Sent by a timer: `pid` holds the POSIX timer id (si_tid), `uid`
+    /// the overrun count, `value` the sigev_value (si_value).
+    pub timer: bool,
+    pub value: u64,
 }
 
 /// The alternate signal stack (`stack_t`).
@@ -247,6 +251,11 @@ pub fn setup_frame(
         if info.is_kill {
             put4(&mut b, 16, info.pid);
             put4(&mut b, 20, info.uid);
+        } else if info.timer {
+            // _timer: si_tid, si_overrun, si_sigval.
+            put4(&mut b, 16, info.pid);
+            put4(&mut b, 20, info.uid);
+            put8(&mut b, 24, info.value);
         } else {
             put8(&mut b, 16, info.addr);
         }

@@ -154,7 +154,7 @@ pub fn build(mem: &mut Memory, spec: &StackSpec) -> Result<u64, String> {
         (AT_L3_CACHESHAPE, shapes[3]),
         (AT_HWCAP, elf_hwcap(spec.model)),
         (AT_PAGESZ, PAGE_SIZE),
-        (AT_CLKTCK, 100),
+        (AT_CLKTCK, super::time::USER_HZ),
         (AT_PHDR, img.phdr.unwrap_or(0)),
         (AT_PHENT, img.phent),
         (AT_PHNUM, img.phnum),

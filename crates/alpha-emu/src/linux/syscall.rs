@@ -23,7 +23,7 @@
 use super::errno::*;
 use super::fs::{self, Fd, Object};
 use super::signal::{self, Info};
-use super::{set_result, Exit, Host, Process, ThreadState};
+use super::{procfs, set_result, time, Exit, Host, Process, ThreadState};
 use crate::memory::PAGE_SIZE;
 use std::io::{Read, Seek, SeekFrom, Write};
 
@@ -37,7 +37,8 @@ const AT_SYMLINK_NOFOLLOW: u64 = 0x100;
 const AT_REMOVEDIR: u64 = 0x200;
 const AT_EMPTY_PATH: u64 = 0x1000;
 
-/// (number, name, argument kinds) for `--strace`. Kinds: `d` decimal,
+/// (number, name, argument kinds) for `--strace`. Kinds: `c` a clock id,
+/// `w` an itimer, `T` timer flags, `t` a timespec's contents, `d` decimal,
 /// `x` hex, `s` string, `f` fd or AT_FDCWD, `o` octal, `O` open flags,
 /// `P` PROT_ bits, `M` MAP_ flags (spelled as qemu's -strace spells them).
 const TABLE: &[(u64, &str, &str)] = &[
@@ -93,7 +94,16 @@ const TABLE: &[(u64, &str, &str)] = &[
     (312, "clone", "xxxxx"),
     (334, "sched_yield", ""),
     (339, "uname", "x"),
-    (340, "nanosleep", "xx"),
+    (340, "nanosleep", "tx"),
+    (323, "times", "x"),
+    (364, "getrusage", "dx"),
+    (361, "getitimer", "wx"),
+    (362, "setitimer", "wxx"),
+    (414, "timer_create", "cxx"),
+    (415, "timer_settime", "dTxx"),
+    (416, "timer_gettime", "dx"),
+    (417, "timer_getoverrun", "d"),
+    (418, "timer_delete", "d"),
     (341, "mremap", "xxxx"),
     (344, "getresuid", "xxx"),
     (348, "prctl", "dxxxx"),
@@ -114,9 +124,9 @@ const TABLE: &[(u64, &str, &str)] = &[
     (394, "futex", "xdxxxx"),
     (405, "exit_group", "d"),
     (411, "set_tid_address", "x"),
-    (420, "clock_gettime", "dx"),
-    (421, "clock_getres", "dx"),
-    (422, "clock_nanosleep", "ddxx"),
+    (420, "clock_gettime", "cx"),
+    (421, "clock_getres", "cx"),
+    (422, "clock_nanosleep", "cTtx"),
     (424, "tgkill", "ddd"),
     (425, "stat64", "sx"),
     (426, "lstat64", "sx"),
@@ -286,6 +296,20 @@ fn strace_args(p: &Process, nr: u64, a: &[u64; 6]) -> String {
         parts.push(match k {
             'd' => format!("{}", v as i64),
             'o' => format!("0{v:o}"),
+            'c' => time::clock_name(v).map_or_else(|| format!("{}", v as i64), str::to_string),
+            'w' => match v {
+                0 => "ITIMER_REAL".to_string(),
+                1 => "ITIMER_VIRTUAL".to_string(),
+                2 => "ITIMER_PROF".to_string(),
+                _ => format!("{}", v as i64),
+            },
+            'T' if v == time::TIMER_ABSTIME => "TIMER_ABSTIME".to_string(),
+            'T' => format!("{}", v as i64),
+            't' => match time::read_timespec_raw(p, v) {
+                Some((sec, nsec)) => format!("{{tv_sec = {sec},tv_nsec = {nsec}}}"),
+                None if v == 0 => "NULL".to_string(),
+                None => format!("0x{v:x}"),
+            },
             'f' if v == AT_FDCWD => "AT_FDCWD".to_string(),
             'f' => format!("{}", v as i64),
             'O' => flag_names(
@@ -486,7 +510,16 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
         92 => R(fcntl(p, host, a[0], a[1], a[2])),
         103 => sigreturn(p, c, a[0], false),
         351 => sigreturn(p, c, a[0], true),
-        116 | 359 => R(gettimeofday(p, a[0])),
+        116 | 359 => R(time::gettimeofday(p, a[0], a[1])),
+        323 => R(time::times(p, a[0])),
+        364 => R(time::getrusage(p, a[0], a[1])),
+        361 => R(time::getitimer(p, a[0], a[1])),
+        362 => R(time::setitimer(p, a[0], a[1], a[2])),
+        414 => R(time::timer_create(p, a[0], a[1], a[2])),
+        415 => R(time::timer_settime(p, a[0], a[1], a[2], a[3])),
+        416 => R(time::timer_gettime(p, a[0], a[1])),
+        417 => R(time::timer_getoverrun(p, a[0])),
+        418 => R(time::timer_delete(p, a[0])),
         120 => io(readv_writev(p, host, a[0], a[1], a[2], false), a[0], true),
         121 => io(readv_writev(p, host, a[0], a[1], a[2], true), a[0], false),
         128 => R(rename(p, AT_FDCWD, a[0], AT_FDCWD, a[1])),
@@ -507,12 +540,12 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
         256 => R(osf_getsysinfo(p, c, a[0], a[1], a[2])),
         257 => R(osf_setsysinfo(p, c, a[0], a[1], a[2])),
         312 => super::thread::clone(p, c, a),
-        // sched_yield, nanosleep: give the other threads a turn (guest
-        // time advances with instructions, so sleeping is yielding).
-        334 | 340 | 422 => {
+        334 => {
             p.yield_now = true;
             R(Ok(0))
         }
+        340 => time::sleep(p, time::CLOCK_MONOTONIC, 0, a[0], a[1]),
+        422 => time::sleep(p, a[0], a[1], a[2], a[3]),
         339 => R(uname(p, a[0])),
         348 => R(Err(EINVAL)),
         349 => R(pread(p, a[0], a[1], a[2], a[3])),
@@ -528,14 +561,8 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
             p.threads[p.cur].clear_child_tid = a[0];
             R(Ok(p.threads[p.cur].tid as u64))
         }
-        420 => R(clock_gettime(p, a[0], a[1])),
-        421 => R(if a[1] != 0 {
-            let mut b = [0u8; 16];
-            b[8..].copy_from_slice(&1u64.to_le_bytes());
-            put(p, a[1], &b).map(|_| 0)
-        } else {
-            Ok(0)
-        }),
+        420 => R(time::clock_gettime(p, a[0], a[1])),
+        421 => R(time::clock_getres(p, a[0], a[1])),
         466 => R(Err(ENOSYS)),
         511 => R(getrandom(p, a[0], a[1])),
         522 | 527 => R(Err(ENOSYS)),
@@ -821,7 +848,20 @@ fn rename(p: &mut Process, d1: u64, p1: u64, d2: u64, p2: u64) -> Result<u64, u6
         .map_err(|e| fs::host_errno(&e))
 }
 
+/// The guest's `/proc` path named by (`dirfd`, `path`), if it names one
+/// (see [`super::procfs`]).
+fn proc_path(p: &Process, dirfd: u64, path: u64) -> Result<Option<Vec<u8>>, u64> {
+    let s = read_cstr(p, path)?;
+    if dirfd != AT_FDCWD && s.first() != Some(&b'/') {
+        return Ok(None);
+    }
+    Ok(procfs::guest_proc_path(p, &s))
+}
+
 fn access(p: &mut Process, dirfd: u64, path: u64, _mode: u64) -> Result<u64, u64> {
+    if let Some(g) = proc_path(p, dirfd, path)? {
+        return procfs::resolve(p, &g).map(|_| 0);
+    }
     let h = at_path(p, dirfd, path)?;
     std::fs::metadata(&h)
         .map(|_| 0)
@@ -830,8 +870,38 @@ fn access(p: &mut Process, dirfd: u64, path: u64, _mode: u64) -> Result<u64, u64
 
 fn openat(p: &mut Process, dirfd: u64, path: u64, flags: u64, mode: u64) -> Result<u64, u64> {
     use std::os::unix::fs::OpenOptionsExt;
-    let h = at_path(p, dirfd, path)?;
     let acc = flags & fs::O_ACCMODE;
+    if let Some(g) = proc_path(p, dirfd, path)? {
+        use std::os::unix::ffi::OsStrExt;
+        let (at, node) = procfs::resolve(p, &g)?;
+        let guest = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(&at));
+        let obj = match node {
+            procfs::Node::File(_) if acc != 0 || flags & fs::O_CREAT != 0 => return Err(EACCES),
+            procfs::Node::File(_) if flags & fs::O_DIRECTORY != 0 => return Err(ENOTDIR),
+            procfs::Node::File(data) => Object::File {
+                file: procfs::memfile(&data)?,
+                path: guest,
+            },
+            procfs::Node::Dir => Object::Dir {
+                path: guest,
+                entries: vec![(b".".to_vec(), 1, 4), (b"..".to_vec(), 1, 4)],
+                pos: 0,
+            },
+            procfs::Node::Link(t) => {
+                // A link out of /proc (exe): open its target.
+                let h = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(&t));
+                let file = std::fs::File::open(&h).map_err(|e| fs::host_errno(&e))?;
+                Object::File { file, path: h }
+            }
+        };
+        let fd = Fd {
+            obj: std::rc::Rc::new(std::cell::RefCell::new(obj)),
+            cloexec: flags & fs::O_CLOEXEC != 0,
+            flags,
+        };
+        return p.fds.install(fd, 0);
+    }
+    let h = at_path(p, dirfd, path)?;
     let meta = std::fs::metadata(&h);
     if let Ok(m) = &meta {
         if m.is_dir() {
@@ -1279,9 +1349,9 @@ fn ioctl(p: &mut Process, fd: u64, req: u64, arg: u64) -> Result<u64, u64> {
 
 fn readlink(p: &mut Process, dirfd: u64, path: u64, buf: u64, len: u64) -> Result<u64, u64> {
     use std::os::unix::ffi::OsStrExt;
-    let s = read_cstr(p, path)?;
-    let target = if s == b"/proc/self/exe" {
-        p.exe_path.clone().into_os_string()
+    let target = if let Some(g) = proc_path(p, dirfd, path)? {
+        use std::os::unix::ffi::OsStringExt;
+        std::ffi::OsString::from_vec(procfs::readlink(p, &g)?)
     } else {
         let h = at_path(p, dirfd, path)?;
         std::fs::read_link(&h)
@@ -1341,6 +1411,15 @@ fn stat_path(
             return put(p, buf, &fs::stat64_bytes(&m)).map(|_| 0);
         }
         return fstat(p, host, dirfd, buf, wide);
+    }
+    if let Some(g) = proc_path(p, dirfd, path)? {
+        let m = procfs::metadata(p, &g)?;
+        let b = if wide {
+            fs::stat64_bytes(&m)
+        } else {
+            fs::stat_bytes(&m)
+        };
+        return put(p, buf, &b).map(|_| 0);
     }
     let h = at_path(p, dirfd, path)?;
     let m = if flags & AT_SYMLINK_NOFOLLOW != 0 {
@@ -1564,35 +1643,6 @@ fn prlimit(p: &mut Process, res: u64, new: u64, old: u64) -> Result<u64, u64> {
     Ok(0)
 }
 
-/// Guest time: starts at a fixed epoch and advances with the instruction
-/// count (1 ns per instruction), so runs are reproducible.
-pub(super) fn now_ns(p: &Process) -> u64 {
-    1_700_000_000u64 * 1_000_000_000 + p.insns
-}
-
-fn gettimeofday(p: &mut Process, tv: u64) -> Result<u64, u64> {
-    if tv != 0 {
-        let ns = now_ns(p);
-        let mut b = [0u8; 16];
-        b[..8].copy_from_slice(&(ns / 1_000_000_000).to_le_bytes());
-        b[8..].copy_from_slice(&((ns % 1_000_000_000) / 1000).to_le_bytes());
-        put(p, tv, &b)?;
-    }
-    Ok(0)
-}
-
-fn clock_gettime(p: &mut Process, clk: u64, ts: u64) -> Result<u64, u64> {
-    let ns = match clk {
-        0 | 5 | 8 => now_ns(p),
-        1 | 4 | 6 | 7 | 2 | 3 => p.insns,
-        _ => return Err(EINVAL),
-    };
-    let mut b = [0u8; 16];
-    b[..8].copy_from_slice(&(ns / 1_000_000_000).to_le_bytes());
-    b[8..].copy_from_slice(&(ns % 1_000_000_000).to_le_bytes());
-    put(p, ts, &b).map(|_| 0)
-}
-
 fn getrandom(p: &mut Process, buf: u64, len: u64) -> Result<u64, u64> {
     // Deterministic bytes (xorshift from a fixed seed): reproducible runs.
     let n = len.min(1 << 20) as usize;
@@ -1639,6 +1689,7 @@ fn kill(p: &mut Process, target: i64, sig: u64, thread: bool) -> Result<u64, u64
         is_kill: true,
         addr: 0,
         target: if thread { target as u32 } else { 0 },
+        ..Default::default()
     });
     Ok(0)
 }
@@ -1846,6 +1897,7 @@ const GSI_IEEE_FP_CONTROL: u64 = 45;
 const GSI_UACPROC: u64 = 8;
 const SSI_NVPAIRS: u64 = 1;
 const SSI_IEEE_FP_CONTROL: u64 = 14;
+const SSI_IEEE_RAISE_EXCEPTION: u64 = 1001;
 const SSIN_UACPROC: u64 = 6;
 
 fn osf_getsysinfo(p: &mut Process, c: usize, op: u64, buf: u64, _n: u64) -> Result<u64, u64> {
@@ -1875,6 +1927,43 @@ fn osf_setsysinfo(p: &mut Process, c: usize, op: u64, buf: u64, n: u64) -> Resul
                     | fpcr::IEEE_MAP_DMZ
                     | fpcr::IEEE_MAP_UMZ);
             cpu.fpcr = (cpu.fpcr & fpcr::FPCR_DYN_MASK) | fpcr::fpcr_from_swcr(cpu.ieee_ctl);
+            Ok(0)
+        }
+        SSI_IEEE_RAISE_EXCEPTION => {
+            // arch/alpha/kernel/osf_sys.c: the status bits join ieee_state
+            // and the FPCR; those whose trap is enabled (status >> 16 =
+            // enable bit) send SIGFPE with the kernel's si_code choice
+            // (the last matching test wins, INV over DZE over OVF …).
+            // glibc's feraiseexcept is this call.
+            use crate::fp::fpcr;
+            let exc = read_u64(p, buf)? & fpcr::IEEE_STATUS_MASK;
+            let cpu = &mut p.machine.cpus[c];
+            let swcr = cpu.ieee_ctl | exc;
+            cpu.ieee_ctl = swcr;
+            cpu.fpcr |= fpcr::fpcr_from_swcr(swcr);
+            let fex = (exc >> 16) & swcr;
+            if fex != 0 {
+                let mut code = signal::FPE_FLTUNK;
+                for (bit, c) in [
+                    (fpcr::IEEE_TRAP_ENABLE_DNO, signal::FPE_FLTUND),
+                    (fpcr::IEEE_TRAP_ENABLE_INE, signal::FPE_FLTRES),
+                    (fpcr::IEEE_TRAP_ENABLE_UNF, signal::FPE_FLTUND),
+                    (fpcr::IEEE_TRAP_ENABLE_OVF, signal::FPE_FLTOVF),
+                    (fpcr::IEEE_TRAP_ENABLE_DZE, signal::FPE_FLTDIV),
+                    (fpcr::IEEE_TRAP_ENABLE_INV, signal::FPE_FLTINV),
+                ] {
+                    if fex & bit != 0 {
+                        code = c;
+                    }
+                }
+                let tid = p.threads[p.cur].tid;
+                p.send(Info {
+                    signo: super::SIGFPE,
+                    code,
+                    target: tid,
+                    ..Default::default()
+                });
+            }
             Ok(0)
         }
         SSI_NVPAIRS => {

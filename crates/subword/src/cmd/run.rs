@@ -31,10 +31,75 @@ pub fn lock_range(r: Option<u64>) -> Result<Option<u64>, Failure> {
     }
 }
 
+/// `--cpu help`: the models, one a line (qemu's `-cpu help`).
+fn list_models() {
+    println!("Available CPUs:");
+    for m in alpha_isa::MODELS {
+        println!("  {:<6} {:<8} {}", m.name, m.part, ext_list(m));
+    }
+}
+
+fn ext_list(m: &alpha_isa::Model) -> String {
+    use alpha_isa::Ext;
+    let e: Vec<&str> = [
+        (Ext::Bwx, "BWX"),
+        (Ext::Fix, "FIX"),
+        (Ext::Cix, "CIX"),
+        (Ext::Mvi, "MVI"),
+    ]
+    .iter()
+    .filter(|(x, _)| m.has(*x))
+    .map(|(_, n)| *n)
+    .collect();
+    if e.is_empty() {
+        "base".to_string()
+    } else {
+        e.join(" ")
+    }
+}
+
+/// The default sysroot from the environment: `SUBWORD_SYSROOT`, else
+/// qemu-user's `QEMU_LD_PREFIX`.
+fn env_sysroot() -> Option<std::path::PathBuf> {
+    ["SUBWORD_SYSROOT", "QEMU_LD_PREFIX"]
+        .iter()
+        .find_map(|k| std::env::var_os(k).filter(|v| !v.is_empty()))
+        .map(Into::into)
+}
+
+/// The guest's environment: the host's, then `--unset-env` and `--env`
+/// applied in that order (as qemu applies -U and -E).
+fn guest_env(set: &[String], unset: &[String]) -> Result<Vec<String>, Failure> {
+    let mut env: Vec<(String, String)> = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .collect();
+    for u in unset {
+        env.retain(|(k, _)| k != u);
+    }
+    for s in set {
+        let Some((k, v)) = s.split_once('=').filter(|(k, _)| !k.is_empty()) else {
+            return Err(Failure(format!("--env {s}: expected VAR=VALUE")));
+        };
+        match env.iter_mut().find(|(ek, _)| ek == k) {
+            Some(e) => e.1 = v.to_string(),
+            None => env.push((k.to_string(), v.to_string())),
+        }
+    }
+    Ok(env.into_iter().map(|(k, v)| format!("{k}={v}")).collect())
+}
+
 pub fn run(a: RunArgs) -> CmdResult {
+    if a.cpu.cpu == "help" || a.cpu.cpu == "?" {
+        list_models();
+        return Ok(Outcome::Status(0));
+    }
     let model = model(&a.cpu.cpu)?;
     let lock_range = lock_range(a.lock_range)?;
-    let path = a.command[0].clone();
+    let Some(path) = a.command.first().cloned() else {
+        return Err(Failure(
+            "missing PROGRAM (see subword alpha run --help)".into(),
+        ));
+    };
     if path.starts_with('-') && path.len() > 1 {
         // Only reached by an option after the one that takes no value
         // would have been accepted: an unknown option before PROGRAM.
@@ -56,7 +121,7 @@ pub fn run(a: RunArgs) -> CmdResult {
             m => m,
         };
     opts.strace = a.strace;
-    opts.sysroot = a.sysroot.clone();
+    opts.sysroot = a.sysroot.clone().or_else(env_sysroot);
     opts.jit_stats = a.jit_stats;
     opts.deterministic = a.deterministic;
     opts.jit = match (a.no_jit, a.jit_threshold) {
@@ -75,10 +140,21 @@ pub fn run(a: RunArgs) -> CmdResult {
         }
         opts.quantum = Some(q);
     }
-    opts.envp = std::env::vars_os()
-        .filter_map(|(k, v)| Some(format!("{}={}", k.to_str()?, v.to_str()?)))
-        .collect();
-    let exit = linux::run_program(&elf, &opts, &mut StdHost)
-        .map_err(|e| Failure(format!("{path}: {e}")))?;
+    opts.envp = guest_env(&a.set_env, &a.unset_env)?;
+    let exit = match a.gdb {
+        Some(port) => {
+            // One instruction at a time under the stub: no compiled code.
+            opts.jit = None;
+            let mut p =
+                linux::Process::new(&elf, &opts).map_err(|e| Failure(format!("{path}: {e}")))?;
+            let l = std::net::TcpListener::bind(("127.0.0.1", port))
+                .map_err(|e| Failure(format!("-g {port}: {e}")))?;
+            let (conn, _) = l.accept().map_err(|e| Failure(format!("-g {port}: {e}")))?;
+            alpha_emu::gdb::serve(&mut p, &mut StdHost, conn, opts.max_insns)
+                .map_err(|e| Failure(format!("{path}: {e}")))?
+        }
+        None => linux::run_program(&elf, &opts, &mut StdHost)
+            .map_err(|e| Failure(format!("{path}: {e}")))?,
+    };
     Ok(Outcome::Status(exit.status()))
 }
