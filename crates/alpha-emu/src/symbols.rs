@@ -57,8 +57,9 @@ pub struct Location {
 }
 
 impl Location {
-    /// `memcpy+0x40` (`memcpy` at offset 0); without a symbol, the object's
-    /// file name and link-time address: `libc.so.6.1+0x1234`.
+    /// `memcpy+0x40` (`memcpy` at offset 0); without a symbol (or past the
+    /// end of the one below), the object's file name and link-time address:
+    /// `libc.so.6.1+0xc579c`.
     pub fn symbol_text(&self) -> String {
         match &self.symbol {
             Some(s) if self.offset == 0 => s.clone(),
@@ -139,8 +140,12 @@ impl Symbolizer {
             .find(|e| e.object.start <= pc && pc < e.object.end)?;
         let p = e.parsed.get_or_init(|| parse(&e.object)).as_ref()?;
         let vma = pc.wrapping_sub(p.bias);
+        // A pc past the end of the symbol below it (an unexported function
+        // of a stripped library) is named by object and offset instead.
         let (symbol, offset) = match p.symbols.lookup(vma) {
-            Some(s) if s.value <= vma => (Some(s.name.clone()), vma - s.value),
+            Some(s) if s.value <= vma && (s.size == 0 || vma - s.value < s.size) => {
+                (Some(s.name.clone()), vma - s.value)
+            }
             _ => (None, vma),
         };
         let (file, line) = p

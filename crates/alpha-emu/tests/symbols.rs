@@ -107,13 +107,61 @@ fn dynamic_program_pcs_resolve_in_the_program_ld_so_and_libc() {
     let l = s.lookup(puts + 0x10).unwrap();
     assert_eq!(l.offset, 0x10);
     assert!(l.symbol_text().ends_with("puts+0x10"), "{l:?}");
-    // The loader's entry point lies in ld.so. Debian's ld.so is stripped:
-    // only its dynamic symbols name code, so the entry is named after the
-    // exported function below it.
+    // The loader's entry point lies in ld.so. Debian's ld.so is stripped
+    // and `_start` is not exported: it is named by object and link-time
+    // address.
     let ld = p.interp.as_ref().unwrap();
     let l = s.lookup(ld.entry).unwrap();
     assert!(l.object_name().starts_with("ld-linux"), "{l:?}");
-    assert!(l.symbol.is_some() && l.offset < 0x10000, "{l:?}");
+    assert_eq!(
+        (l.symbol.as_deref(), l.offset),
+        (None, ld.entry - ld.bias),
+        "{l:?}"
+    );
+    assert_eq!(
+        l.symbol_text(),
+        format!("{}+{:#x}", l.object_name(), ld.entry - ld.bias)
+    );
     // The process's own lookup agrees.
     assert_eq!(p.locate(puts), s.lookup(puts));
+}
+
+const MEMCPY_NULL: &str = r#"#include <string.h>
+char buf[256];
+char *volatile target;
+int main(int argc, char **argv)
+{
+    memcpy(target, buf, 8 * argc);
+    return target[0];
+}
+"#;
+
+#[test]
+fn fatal_signal_in_libc_names_the_libc_function_from_its_dynamic_symbols() {
+    let Some(gcc) = testkit::alpha_gcc("symbols_memcpy_crash") else {
+        return;
+    };
+    let dir = testkit::scratch_dir("symbols_memcpy_crash");
+    let bin = testkit::compile_c(&gcc, &dir, "memcpy_null", MEMCPY_NULL, &["-g"]);
+    let m = alpha_isa::model_by_name("ev56").unwrap();
+    let mut opts = Options::new(m, vec![bin.display().to_string()]);
+    opts.sysroot = Some(testkit::ALPHA_SYSROOT.into());
+    let mut host = CaptureHost::default();
+    let e = alpha_emu::linux::run_program(&std::fs::read(&bin).unwrap(), &opts, &mut host).unwrap();
+    assert_eq!(e.status(), 139, "{:?}", host.diags);
+    let d = host.diags.join("\n");
+    // Named in libc's own dynamic symbols, not as an offset from the
+    // program's last symbol.
+    assert!(d.contains("SIGSEGV: ") && d.contains(" <memcpy+0x"), "{d}");
+    assert!(!d.contains("_end+"), "{d}");
+    assert_eq!(host.diags.len(), 1, "{d}");
+    // 100 bytes go through glibc's unexported word-copy helper: past the
+    // end of every exported function, so it is named by object and offset.
+    let big = MEMCPY_NULL.replace("8 * argc", "100 * argc");
+    let bin = testkit::compile_c(&gcc, &dir, "memcpy_big", &big, &["-g"]);
+    let mut host = CaptureHost::default();
+    let e = alpha_emu::linux::run_program(&std::fs::read(&bin).unwrap(), &opts, &mut host).unwrap();
+    assert_eq!(e.status(), 139, "{:?}", host.diags);
+    let d = host.diags.join("\n");
+    assert!(d.contains(" <libc.so.6.1+0x"), "{d}");
 }

@@ -276,6 +276,8 @@ pub struct Process {
     /// The symbolizer for `objects`, built when a diagnostic first needs
     /// it and dropped when `objects` changes.
     symbolizer: std::sync::Mutex<Option<crate::symbols::Symbolizer>>,
+    /// A line explaining a known cause, printed after the fatal signal's.
+    hint: Option<String>,
     /// Host path of the executable (`/proc/self/exe`).
     pub exe_path: std::path::PathBuf,
     /// Exit status of the last thread that called `exit`.
@@ -429,6 +431,7 @@ impl Process {
             symbols,
             objects,
             symbolizer: std::sync::Mutex::new(None),
+            hint: None,
             exe_path,
             last_exit: 0,
             yield_now: false,
@@ -587,8 +590,24 @@ impl Process {
     fn finish(&self, host: &mut dyn Host, exit: Exit) -> Exit {
         if let Exit::Killed { why, .. } = &exit {
             host.diag(why);
+            if let Some(h) = &self.hint {
+                host.diag(h);
+            }
         }
         exit
+    }
+
+    /// The known cause of a memory fault at `pc`, if there is one: a static
+    /// glibc program linked with relaxation faults in `__ctype_init`
+    /// because the linker resolved glibc's weak `__ehdr_start` to 0, so
+    /// startup found no `PT_TLS` and the thread pointer stayed 0.
+    fn fault_hint(&self, pc: u64) -> Option<String> {
+        let l = self.locate(pc)?;
+        (self.interp.is_none() && l.symbol.as_deref() == Some("__ctype_init")).then(|| {
+            "this static program was linked with linker relaxation, which resolved glibc's weak \
+             `__ehdr_start` to 0, so TLS was never set up; relink it with -Wl,--no-relax"
+                .to_string()
+        })
     }
 
     fn kill(&self, signal: u8, name: &str, what: String) -> Option<Exit> {
@@ -795,6 +814,9 @@ impl Process {
             }
             Event::Unaligned { insn, addr, .. } => self.unaligned(host, c, insn, addr, pc),
             Event::MemFault { fault: f } => {
+                if f.access != Access::Fetch {
+                    self.hint = self.fault_hint(pc);
+                }
                 let what = match f.access {
                     Access::Fetch => format!("instruction fetch at 0x{:x}", f.addr),
                     Access::Read => format!("{}: read of 0x{:x}", self.where_(pc), f.addr),
