@@ -356,4 +356,20 @@ fn exec_scan_names_each_store_site_by_symbol_and_source_line_and_lists_the_sites
             .any(|s| s["symbol"].as_str().unwrap_or("").starts_with("writer_")),
         "{v}"
     );
+    // The block copy's LDQ/ZAPNOT/BIS/STQ merge is a site with BWX too.
+    let bc = testkit::explore_program("cli_scan_sites", "block_copy", "ev56").unwrap();
+    let o = subword(&["alpha", "scan", "--json", bc.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let copy: Vec<_> = v["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["symbol"].as_str().unwrap_or("").starts_with("copy_name+"))
+        .collect();
+    assert_eq!(copy.len(), 1, "{v}");
+    assert_eq!(
+        (copy[0]["shape"].as_str(), copy[0]["width"].as_str()),
+        (Some("aligned-quadword"), Some("partial"))
+    );
 }
