@@ -202,6 +202,15 @@ fn parse(o: &LoadedObject) -> Option<Parsed> {
     })
 }
 
+/// The load bias of `o` (given, or worked out from its file's program
+/// headers); `None` when the file cannot be read as ELF.
+pub fn mapping_bias(o: &LoadedObject) -> Option<u64> {
+    match o.bias {
+        Some(b) => Some(b),
+        None => bias_of(&std::fs::read(&o.path).ok()?, o.start, o.file_offset),
+    }
+}
+
 /// The load bias of a mapping of `data` at `start` from file offset `off`.
 fn bias_of(data: &[u8], start: u64, off: u64) -> Option<u64> {
     use object::LittleEndian as LE;
