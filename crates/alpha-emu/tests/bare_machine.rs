@@ -316,3 +316,42 @@ fn exec_jit_compiled_loop_hands_io_accesses_back() {
     assert_eq!(r.stop, Stop::Halt(0));
     assert_eq!(r.console, vec![b'.'; 500]);
 }
+
+#[test]
+fn exec_c_hello_with_linux_style_io_helpers_on_cia_apecs_jensen() {
+    let t = "exec_c_hello_with_linux_style_io_helpers_on_cia_apecs_jensen";
+    let Some(gcc) = testkit::require_tool(t, "alpha-linux-gnu-gcc", "gcc-alpha-linux-gnu") else {
+        return;
+    };
+    let dir = testkit::scratch_dir(t);
+    let src = format!("{}/tests/bare/hello.c", env!("CARGO_MANIFEST_DIR"));
+    for (cs, cpu, def) in [
+        ("cia", "ev5", "CHIPSET_CIA"),
+        ("apecs", "ev4", "CHIPSET_APECS"),
+        ("jensen", "ev4", "CHIPSET_JENSEN"),
+    ] {
+        let out = dir.join(format!("hello-{cs}.elf"));
+        let st = std::process::Command::new(&gcc)
+            .args(["-O2", "-mcpu=ev4", "-ffreestanding", "-nostdlib", "-static"])
+            .arg(format!("-D{def}"))
+            .args([
+                "-Wl,-N",
+                "-Wl,--build-id=none",
+                "-Wl,--no-warn-rwx-segments",
+                "-Wl,-Ttext=0x20000",
+                "-o",
+            ])
+            .arg(&out)
+            .arg(&src)
+            .status()
+            .unwrap();
+        assert!(st.success(), "gcc {cs}");
+        let r = run_on(cs, cpu, &std::fs::read(&out).unwrap(), None);
+        assert_eq!(r.stop, Stop::Halt(7), "{cs}");
+        assert_eq!(r.console, b"hello from C\n", "{cs}");
+        assert!(r.findings.is_empty(), "{cs}: {:?}", r.findings);
+        // Each byte: an LSR read, then the THR write.
+        assert_eq!(r.io.len(), 26, "{cs}");
+        assert!(!r.io[0].write && r.io[0].bus == 0x3fd && r.io[0].data == 0x60);
+    }
+}
