@@ -420,3 +420,42 @@ fn exec_gnu_as_built_examples_match_subword_assembled_ones() {
         );
     }
 }
+
+#[test]
+fn exec_demo_chipset_tour_shows_phys_lane_data_and_the_missing_insbl() {
+    let o = subword(&["demo"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = String::from_utf8_lossy(&o.stdout);
+    for want in [
+        "apecs  (ev4 ) phys 0x1c0007f00    sparse-io bus 0x3f8 lane 0 data 0x41  console \"A\"",
+        "cia    (ev5 ) phys 0x8580007f00   sparse-io bus 0x3f8 lane 0 data 0x41",
+        "pyxis  (ev56) phys 0x89000003f8   bwx-io    bus 0x3f8 lane 0 data 0x41",
+        "jensen (ev4 ) phys 0x1c007f000    local-io  bus 0x3f8 lane 0 data 0x41",
+        "with    INSBL: the device got 0x83 in lane 3  (no finding)",
+        "without INSBL: the device got 0x00 in lane 3  (finding lane-mismatch)",
+    ] {
+        assert!(out.contains(want), "{want}\n{out}");
+    }
+}
+
+#[test]
+fn exec_machine_svg_draws_one_row_per_window() {
+    let dir = testkit::scratch_dir("exec_machine_svg_draws_one_row_per_window");
+    let img = flat(&dir, "jensen.s", &[]);
+    let svg = dir.join("io.svg");
+    let o = subword(&[
+        "alpha",
+        "machine",
+        "--chipset",
+        "jensen",
+        "--svg",
+        svg.to_str().unwrap(),
+        img.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let s = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        s.starts_with("<svg") && s.contains(">local-io</text>") && s.contains(">sparse-io</text>")
+    );
+    assert_eq!(s.matches("<title>").count(), 7);
+}
