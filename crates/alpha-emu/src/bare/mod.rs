@@ -44,7 +44,6 @@ pub const WRITE_BUFFER_HOLD: u64 = 64;
 pub struct Options {
     pub memory: u64,
     pub load: u64,
-    pub max_insns: Option<u64>,
     /// Compile hot loops (the default tier setting) or interpret only.
     pub jit_threshold: Option<u32>,
 }
@@ -54,7 +53,6 @@ impl Default for Options {
         Options {
             memory: 64 << 20,
             load: DEFAULT_LOAD,
-            max_insns: None,
             jit_threshold: Some(50),
         }
     }
@@ -146,6 +144,8 @@ pub struct Report {
     pub findings: Vec<Finding>,
     pub io: Vec<IoRecord>,
     pub insns: u64,
+    /// Regions the compiling tier compiled during the run.
+    pub jit_regions: u64,
 }
 
 /// Bad input (exit 2).
@@ -406,6 +406,7 @@ impl Bare {
         self.flush_held();
         Report {
             insns: self.machine.cpus[0].icount,
+            jit_regions: self.machine.jit_stats().regions,
             stop,
             console: std::mem::take(&mut self.dev.console),
             findings: std::mem::take(&mut self.findings),
@@ -416,7 +417,7 @@ impl Bare {
     fn describe_stop(&self, ev: &Event) -> String {
         let pc = self.machine.cpus[0].pc;
         match ev {
-            Event::Opcdec { insn, missing } => {
+            Event::Opcdec { missing, .. } => {
                 let word = self.word_at(pc).unwrap_or(0);
                 let what = match missing {
                     Some(ext) => format!(
@@ -425,7 +426,6 @@ impl Bare {
                     ),
                     None => "reserved opcode".into(),
                 };
-                let _ = insn;
                 format!(
                     "machine stopped: pc=0x{pc:x} `{}`: OPCDEC ({what})",
                     insn_text(pc, word)
@@ -696,7 +696,7 @@ impl Bare {
                     let have = enc.hae.unwrap_or(0);
                     let want = h.value_for(nb);
                     self.findings.push(Finding {
-                        kind: chipset_finding_hae(),
+                        kind: FindingKind::HaeMismatch,
                         pc,
                         phys,
                         other_pc: None,
@@ -821,10 +821,6 @@ impl Bare {
         cpu.pc = cpu.pc.wrapping_add(4);
         cpu.icount += 1;
     }
-}
-
-fn chipset_finding_hae() -> FindingKind {
-    FindingKind::HaeMismatch
 }
 
 fn insn_text(pc: u64, word: u32) -> String {

@@ -203,8 +203,7 @@ pub struct Chipset {
     pub refused: &'static [Refusal],
     pub regions: &'static [Region],
     pub trivial: Trivial,
-    /// The 21164 write buffer merges sparse writes without MB (this chipset
-    /// is built for a 21164-family CPU).
+    /// The CPU family it serves and what is peculiar about it.
     pub notes: &'static str,
 }
 

@@ -15,7 +15,6 @@ pub fn run(a: MachineArgs) -> CmdResult {
     let opts = bare::Options {
         memory: a.memory,
         load: a.load,
-        max_insns: a.max_insns,
         ..bare::Options::default()
     };
     let m = Bare::new(cs, model, &opts, &image)
