@@ -355,3 +355,62 @@ fn exec_c_hello_with_linux_style_io_helpers_on_cia_apecs_jensen() {
         assert!(!r.io[0].write && r.io[0].bus == 0x3fd && r.io[0].data == 0x60);
     }
 }
+
+#[test]
+fn exec_lca_pci_memory_through_its_ioc_hae() {
+    // pci_hae.s with LCA_IOC_HAE (0x180000000) for APECS_IOC_HAXR1; LCA's
+    // sparse and dense memory bases are APECS's.
+    let src = source("pci_hae.s", &[("SET_HAE", 1)]).replace(
+        "\tlda\t$2, 0x1a0($31)\n\tsll\t$2, 24, $2\n\tlda\t$2, 0x1a0($2)",
+        "\tlda\t$2, 0x180($31)\n\tsll\t$2, 24, $2\n\tlda\t$2, 0($2)",
+    );
+    let r = run_on("lca", "lca4", &image(&src), None);
+    assert_eq!(r.stop, Stop::Halt(0x5a), "{:?}", r.findings);
+    assert!(r.findings.is_empty());
+    // On APECS that address is no HAE: the write goes to bus 0x01000012.
+    let r = run_on("apecs", "ev4", &image(&src), None);
+    let Stop::MachineCheck(m) = &r.stop else {
+        panic!("{:?}", r.stop)
+    };
+    assert!(m.contains("phys=0x180000000"), "{m}");
+}
+
+#[test]
+fn exec_jensen_eisa_memory_with_the_hae_and_replicated_lanes() {
+    // jensen_writeb/readb: jensen_set_hae(addr) (addr >> 25), addr &=
+    // JENSEN_HAE_MASK, *(vuip)((addr << 7) + EISA_MEM + 0x00) = b * 0x01010101,
+    // then result >>= (addr & 3) * 8.
+    let src = "\t.text\n\t.globl _start\n_start:\n\
+        \tlda $3, -4($31)\n\tsll $3, 40, $3\n\
+        \tldah $10, 0x800($31)\n\tlda $10, 3($10)\n\
+        \tsrl $10, 25, $4\n\
+        \tlda $2, 0x1d0($31)\n\tsll $2, 24, $2\n\taddq $2, $3, $2\n\
+        \tstl $4, 0($2)\n\tmb\n\
+        \tlda $5, 1($31)\n\tsll $5, 25, $5\n\tsubq $5, 1, $5\n\
+        \tand $10, $5, $11\n\
+        \tlda $6, 8($31)\n\tsll $6, 30, $6\n\taddq $6, $3, $6\n\
+        \tsll $11, 7, $7\n\taddq $7, $6, $7\n\
+        \tlda $8, 0x5a($31)\n\tldah $9, 0x101($31)\n\tlda $9, 0x101($9)\n\tmull $8, $9, $8\n\
+        \tstl $8, 0($7)\n\tmb\n\
+        \tldl $12, 0($7)\n\textbl $12, $11, $16\n\
+        \tcall_pal 0\n";
+    let r = run_on("jensen", "ev4", &image(src), None);
+    assert_eq!(r.stop, Stop::Halt(0x5a), "{:?}", r.findings);
+    assert!(r.findings.is_empty());
+    let w = &r.io[0];
+    assert_eq!(
+        (w.window, w.bus, w.lane, w.data),
+        (chipset::WindowKind::SparseMem, 0x0800_0003, 3, 0x5a)
+    );
+    // Without the HAE the access lands at bus 0x3: hae-mismatch.
+    let r = run_on(
+        "jensen",
+        "ev4",
+        &image(&src.replace("\tstl $4, 0($2)\n", "")),
+        None,
+    );
+    assert_eq!(
+        kinds(&r),
+        [FindingKind::HaeMismatch, FindingKind::HaeMismatch]
+    );
+}
