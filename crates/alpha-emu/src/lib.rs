@@ -15,7 +15,9 @@
 //! **Architecture Invariant:** the CPU core does no I/O and knows no
 //! operating system; only [`linux`] turns events into signals and syscalls.
 
+pub mod bare;
 pub mod bench;
+pub mod chipset;
 pub mod cpu;
 pub mod exec;
 pub mod fp;

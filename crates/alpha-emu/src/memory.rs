@@ -416,6 +416,27 @@ impl Memory {
         Ok(())
     }
 
+    /// Make `[alias, alias+len)` a second name for the pages already mapped
+    /// at `[addr, addr+len)`: both page numbers share one page, so a store
+    /// through either is seen through both (the bare machine's KSEG
+    /// superpage over its RAM). The alias counts against no limit and must
+    /// not be unmapped separately. Code marking is per page, so the
+    /// decoded-code cache drops a block only under the name it was stored
+    /// through; `IMB` (flush) covers the rest.
+    pub fn alias(&mut self, alias: u64, addr: u64, len: u64) -> Result<(), MapError> {
+        let (first, n) = range_pages(addr, len)?;
+        let (afirst, _) = range_pages(alias, len)?;
+        for i in 0..n {
+            let slot = *self.map.get(&(first + i)).ok_or(MapError::NotMapped {
+                addr: (first + i) << PAGE_SHIFT,
+            })?;
+            self.map.insert(afirst + i, slot);
+        }
+        self.flush_tlbs();
+        self.code_gen += 1;
+        Ok(())
+    }
+
     /// Change permissions of mapped pages (like `mprotect`).
     pub fn protect(&mut self, addr: u64, len: u64, perm: Perm) -> Result<(), MapError> {
         let (first, n) = range_pages(addr, len)?;

@@ -206,6 +206,9 @@ pub enum IoCmd {
         chipset: String,
         #[arg(value_parser = parse_u64)]
         phys_addr: u64,
+        /// Value of the window's HAE register (default 0).
+        #[arg(long, value_parser = parse_u64, default_value = "0")]
+        hae: u64,
         #[arg(long)]
         json: bool,
     },
@@ -213,12 +216,29 @@ pub enum IoCmd {
 
 #[derive(Args)]
 pub struct MachineArgs {
+    /// apecs lca cia cia2 pyxis t2 t2-gamma tsunami polaris irongate jensen.
     #[arg(long)]
     pub chipset: String,
     #[command(flatten)]
     pub cpu: CpuArg,
+    /// RAM in bytes from physical address 0.
+    #[arg(long, value_parser = parse_u64, default_value = "0x4000000")]
+    pub memory: u64,
+    /// Load (and entry) address of a flat image.
+    #[arg(long, value_parser = parse_u64, default_value = "0x20000")]
+    pub load: u64,
+    /// Stop after N instructions (status 124).
+    #[arg(long, value_parser = parse_u64)]
+    pub max_insns: Option<u64>,
+    /// Print every bus transaction on stderr.
     #[arg(long)]
     pub trace_io: bool,
+    /// Print one JSON object on stdout instead of the console.
+    #[arg(long)]
+    pub json: bool,
+    /// Draw the bus transactions per window as SVG into FILE.
+    #[arg(long)]
+    pub svg: Option<PathBuf>,
     pub image: PathBuf,
 }
 

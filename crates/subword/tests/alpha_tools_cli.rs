@@ -207,7 +207,7 @@ fn fault_usage_errors_and_unbuilt_commands_are_one_line_exit_2() {
         vec!["alpha", "run", "--max-insns", "12x", "prog"],
         vec!["pto", "run", "--bogus", "x.toml"],
         vec!["alpha", "explore", "prog"],
-        vec!["alpha", "io", "decode", "--chipset", "cia", "0x8580000000"],
+        vec!["alpha", "io", "decode", "--chipset", "vax", "0x8580000000"],
         vec!["alpha", "machine", "--chipset", "cia", "image"],
     ] {
         let o = subword(&args);

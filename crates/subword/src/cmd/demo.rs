@@ -253,5 +253,6 @@ pub fn alpha_demo() -> Result<(), String> {
     demo_sigill()?;
     demo_same_memory()?;
     demo_lost_store()?;
-    demo_amask()
+    demo_amask()?;
+    super::demo_chipset::demo_chipsets()
 }

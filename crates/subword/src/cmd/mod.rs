@@ -3,8 +3,11 @@
 pub mod asm;
 pub mod bench;
 pub mod demo;
+pub mod demo_chipset;
 pub mod demo_pto;
 pub mod disasm;
+pub mod io;
+pub mod machine;
 pub mod pto_asm;
 pub mod pto_run;
 pub mod run;
@@ -24,8 +27,8 @@ pub fn alpha(c: AlphaCmd) -> CmdResult {
         AlphaCmd::Disasm(a) => disasm::run(a),
         AlphaCmd::Asm(a) => asm::run(a),
         AlphaCmd::Scan(a) => scan::run(a),
-        AlphaCmd::Io(_) => not_built("alpha io"),
-        AlphaCmd::Machine(_) => not_built("alpha machine"),
+        AlphaCmd::Io(c) => io::run(c),
+        AlphaCmd::Machine(a) => machine::run(a),
         AlphaCmd::Bench(a) => bench::run(a),
     }
 }

@@ -1,0 +1,315 @@
+//! `chipset::encode`/`decode` against addresses computed with the Linux
+//! headers' own macros (written out here with their source), the refusals,
+//! and decode(encode(x)) == x over every chipset, window, size and lane.
+
+// `+ 0x00` is kept where the kernel writes it: it is the byte length code.
+#![allow(clippy::identity_op)]
+
+use alpha_emu::chipset::{self, Decoded, Encoding, WindowKind};
+use proptest::prelude::*;
+
+/// IDENT_ADDR taken off: physical addresses.
+const CIA_IO: u64 = 0x85_8000_0000; // core_cia.h CIA_IO
+const CIA_SPARSE_MEM: u64 = 0x80_0000_0000; // core_cia.h CIA_SPARSE_MEM
+const CIA_DENSE_MEM: u64 = 0x86_0000_0000; // core_cia.h CIA_DENSE_MEM
+const CIA_BW_IO: u64 = 0x89_0000_0000; // core_cia.h CIA_BW_IO
+const CIA_BW_MEM: u64 = 0x88_0000_0000; // core_cia.h CIA_BW_MEM
+const CIA_MEM_R1_MASK: u64 = 0x1fff_ffff; // core_cia.h
+const APECS_IO: u64 = 0x1_C000_0000; // core_apecs.h APECS_IO
+const APECS_SPARSE_MEM: u64 = 0x2_0000_0000; // core_apecs.h
+const APECS_DENSE_MEM: u64 = 0x3_0000_0000; // core_apecs.h
+const LCA_IO: u64 = 0x1_C000_0000; // core_lca.h LCA_IO
+const T2_IO: u64 = 0x3_A000_0000; // core_t2.h T2_IO, GAMMA_BIAS 0
+const T2_SPARSE_MEM: u64 = 0x2_0000_0000; // core_t2.h
+const T2_MEM_R1_MASK: u64 = 0x07ff_ffff; // core_t2.h
+const GAMMA_BIAS: u64 = 0x80_0000_0000; // core_t2.h _GAMMA_BIAS
+const EISA_VL82C106: u64 = 0x1_C000_0000; // jensen.h
+const EISA_IO: u64 = 0x3_0000_0000; // jensen.h
+const EISA_MEM: u64 = 0x2_0000_0000; // jensen.h
+const JENSEN_HAE_MASK: u64 = 0x1ff_ffff; // jensen.h
+/// core_tsunami.h TSUNAMI_IO(0) = IDENT_ADDR + TS_BIAS + 0x1FC000000 with
+/// TS_BIAS = 0x10000000000 (VA bit 40), which the 21264 sends as PA bit 43.
+const TSUNAMI_IO0: u64 = (1 << 43) + 0x1_FC00_0000;
+const IRONGATE_IO: u64 = (1 << 43) + 0x1_FC00_0000; // core_irongate.h
+const IRONGATE_MEM: u64 = 1 << 43; // core_irongate.h
+const POLARIS_DENSE_IO_BASE: u64 = 0xF9_FC00_0000; // core_polaris.h
+
+fn enc(cs: &str, w: &str, bus: u64, size: u64) -> (u64, Option<u8>, Option<u8>, Option<u64>) {
+    let e = chipset::encode(
+        chipset::by_name(cs).unwrap(),
+        WindowKind::by_name(w).unwrap(),
+        bus,
+        size,
+    )
+    .unwrap_or_else(|e| panic!("{cs} {w} 0x{bus:x}/{size}: {e}"));
+    (e.phys, e.lane, e.length_code, e.hae)
+}
+
+#[test]
+fn decode_encode_matches_the_kernel_headers_macros() {
+    // cia_iowrite8: (addr << 5) + CIA_IO + 0x00, w = __kernel_insbl(b, addr & 3).
+    assert_eq!(
+        enc("cia", "sparse-io", 0x3f8, 1),
+        (CIA_IO + (0x3f8 << 5) + 0x00, Some(0), Some(0), Some(0))
+    );
+    assert_eq!(
+        enc("cia", "sparse-io", 0x3fb, 1).0,
+        CIA_IO + (0x3fb << 5) + 0x00
+    );
+    assert_eq!(enc("cia", "sparse-io", 0x3fb, 1).1, Some(3));
+    // cia_iowrite16: + 0x08; cia_iowrite32: ((addr - CIA_IO) << 5) + CIA_IO + 0x18.
+    assert_eq!(
+        enc("cia", "sparse-io", 0x1f2, 2).0,
+        CIA_IO + (0x1f2 << 5) + 0x08
+    );
+    assert_eq!(
+        enc("cia", "sparse-io", 0xcf8, 4).0,
+        (0xcf8 << 5) + CIA_IO + 0x18
+    );
+    // cia_iowrite8 to memory: (addr & CIA_MEM_R1_MASK) << 5 + CIA_SPARSE_MEM.
+    assert_eq!(
+        enc("cia", "sparse-mem", 0x0800_0001, 1),
+        (
+            ((0x0800_0001 & CIA_MEM_R1_MASK) << 5) + CIA_SPARSE_MEM,
+            Some(1),
+            Some(0),
+            Some(0)
+        )
+    );
+    assert_eq!(
+        enc("cia", "dense-mem", 0x0800_0000, 4).0,
+        CIA_DENSE_MEM + 0x0800_0000
+    );
+    // cia_bwx_ioportmap / cia_bwx_ioremap: addr + CIA_BW_IO / CIA_BW_MEM.
+    assert_eq!(enc("pyxis", "bwx-io", 0x3f8, 1).0, CIA_BW_IO + 0x3f8);
+    assert_eq!(
+        enc("pyxis", "bwx-mem", 0x0800_0002, 2).0,
+        CIA_BW_MEM + 0x0800_0002
+    );
+    // apecs_iowrite8: (addr << 5) + APECS_IO + 0x00.
+    assert_eq!(
+        enc("apecs", "sparse-io", 0x3f8, 1).0,
+        APECS_IO + (0x3f8 << 5)
+    );
+    // APECS_SET_HAE: msb = addr & 0xf8000000; addr -= msb; set_hae(msb).
+    let a = 0x0900_0012u64;
+    let msb = a & 0xf800_0000;
+    assert_eq!(
+        enc("apecs", "sparse-mem", a, 1),
+        (
+            ((a - msb) << 5) + APECS_SPARSE_MEM + 0x00,
+            Some(2),
+            Some(0),
+            Some(msb)
+        )
+    );
+    // Below 16 MiB no HAE applies.
+    assert_eq!(
+        enc("apecs", "sparse-mem", 0xa_0000, 1),
+        ((0xa_0000 << 5) + APECS_SPARSE_MEM, Some(0), Some(0), None)
+    );
+    assert_eq!(
+        enc("apecs", "dense-mem", 0x0900_0010, 4).0,
+        APECS_DENSE_MEM + 0x0900_0010
+    );
+    // lca_iowrite8.
+    assert_eq!(enc("lca", "sparse-io", 0x80, 1).0, LCA_IO + (0x80 << 5));
+    // t2_outb: (addr << 5) + T2_IO + 0x00; t2_set_hae: msb = addr >> 27, addr &= T2_MEM_R1_MASK.
+    assert_eq!(enc("t2", "sparse-io", 0x3f8, 1).0, T2_IO + (0x3f8 << 5));
+    assert_eq!(
+        enc("t2-gamma", "sparse-io", 0x3f8, 1).0,
+        GAMMA_BIAS + T2_IO + (0x3f8 << 5)
+    );
+    let a = 0x0800_0004u64;
+    assert_eq!(
+        enc("t2", "sparse-mem", a, 4),
+        (
+            ((a & T2_MEM_R1_MASK) << 5) + T2_SPARSE_MEM + 0x18,
+            Some(0),
+            Some(3),
+            Some(a >> 27)
+        )
+    );
+    // jensen_local_outb: (addr << 9) + EISA_VL82C106.
+    assert_eq!(
+        enc("jensen", "local-io", 0x3f8, 1),
+        ((0x3f8 << 9) + EISA_VL82C106, None, None, None)
+    );
+    // jensen_bus_outb/outw/outl: (addr << 7) + EISA_IO + 0x00 / 0x20 / 0x60.
+    assert_eq!(
+        enc("jensen", "sparse-io", 0x80, 1).0,
+        (0x80 << 7) + EISA_IO + 0x00
+    );
+    assert_eq!(
+        enc("jensen", "sparse-io", 0x1f0, 2).0,
+        (0x1f0 << 7) + EISA_IO + 0x20
+    );
+    assert_eq!(
+        enc("jensen", "sparse-io", 0x1f0, 4).0,
+        (0x1f0 << 7) + EISA_IO + 0x60
+    );
+    // jensen_writeb: jensen_set_hae(addr) (addr >> 25); addr &= JENSEN_HAE_MASK.
+    let a = 0x0800_0003u64;
+    assert_eq!(
+        enc("jensen", "sparse-mem", a, 1),
+        (
+            ((a & JENSEN_HAE_MASK) << 7) + EISA_MEM + 0x00,
+            Some(3),
+            Some(0),
+            Some(a >> 25)
+        )
+    );
+    assert_eq!(enc("tsunami", "bwx-io", 0x3f8, 1).0, TSUNAMI_IO0 + 0x3f8);
+    assert_eq!(enc("irongate", "bwx-io", 0x80, 1).0, IRONGATE_IO + 0x80);
+    assert_eq!(
+        enc("irongate", "bwx-mem", 0x0800_0000, 8).0,
+        IRONGATE_MEM + 0x0800_0000
+    );
+    assert_eq!(
+        enc("polaris", "bwx-io", 0x3f8, 1).0,
+        POLARIS_DENSE_IO_BASE + 0x3f8
+    );
+}
+
+fn refused(cs: &str, w: &str, bus: u64, size: u64) -> String {
+    let Ok(c) = chipset::by_name(cs) else {
+        return chipset::by_name(cs).unwrap_err().0;
+    };
+    chipset::encode(c, WindowKind::by_name(w).unwrap(), bus, size)
+        .expect_err("must be refused")
+        .0
+}
+
+#[test]
+fn fault_encode_refuses_what_the_chipset_cannot_carry() {
+    assert!(refused("cia", "sparse-io", 0x3fb, 2).contains("lane 3"));
+    assert!(refused("cia", "dense-mem", 0x1000, 1).contains("longwords and quadwords only"));
+    assert!(refused("cia", "bwx-io", 0x3f8, 1).contains("21171"));
+    assert!(refused("cia2", "bwx-mem", 0, 1).contains("sources disagree"));
+    assert!(refused("apecs", "bwx-io", 0x3f8, 1).contains("no byte/word window"));
+    assert!(refused("t2", "bwx-io", 0x3f8, 1).contains("must use sparse"));
+    assert!(refused("tsunami", "sparse-io", 0x3f8, 1).contains("linear"));
+    assert!(refused("polaris", "sparse-io", 0x3f8, 1).contains("refused rather than guessed"));
+    assert!(refused("jensen", "dense-mem", 0, 4).contains("no dense space"));
+    assert!(refused("jensen", "sparse-io", 0x80, 3).contains("tribyte"));
+    assert!(refused("jensen", "sparse-io", 0x80, 8).contains("quadword"));
+    assert!(refused("jensen", "local-io", 0x3f8, 2).contains("bytes only"));
+    assert!(refused("apecs", "sparse-mem", 0x0800_0000, 1).contains("unreachable"));
+    assert!(refused("cia", "sparse-io", 0x3f8, 5).contains("size 5"));
+    assert!(refused("vax", "sparse-io", 0, 1).contains("unknown chipset"));
+}
+
+#[test]
+fn state_every_chipset_has_its_trivial_flags_and_sourced_windows() {
+    assert_eq!(chipset::tables::ALL.len(), 11);
+    for cs in chipset::tables::ALL {
+        for w in cs.windows {
+            assert!(!w.source.is_empty());
+            assert!(w.reach() > 0x3ff, "{} {}", cs.name, w.kind.name());
+        }
+        // Every window kind is either a window or a refusal with a reason.
+        for k in WindowKind::ALL {
+            let has = cs.windows.iter().any(|w| w.kind == k);
+            let why = cs.refused.iter().any(|r| r.kind == k);
+            assert!(has ^ why, "{} {}", cs.name, k.name());
+        }
+    }
+    let t = |n: &str| {
+        let t = chipset::by_name(n).unwrap().trivial;
+        (t.rw_bw, t.io_bw, t.rw_lq, t.io_lq)
+    };
+    assert_eq!(t("t2"), (0, 0, 0, 0));
+    assert_eq!(t("cia"), (2, 0, 1, 0));
+    assert_eq!(t("pyxis"), (1, 1, 1, 1));
+    assert_eq!(t("jensen"), (0, 0, 0, 0));
+}
+
+fn sizes() -> [u64; 5] {
+    [1, 2, 3, 4, 8]
+}
+
+/// Does the window's encoding carry `size` at all?
+fn carries(e: Encoding, size: u64) -> bool {
+    match e {
+        Encoding::Sparse { codes, quad, .. } => {
+            if size == 8 {
+                quad.is_some()
+            } else {
+                codes[size as usize - 1].is_some()
+            }
+        }
+        Encoding::Linear { bytes_words } => size == 4 || size == 8 || (bytes_words && size != 3),
+        Encoding::Local { .. } => size == 1,
+    }
+}
+
+fn roundtrip(cs: &'static chipset::Chipset, kind: WindowKind, bus: u64, size: u64) -> bool {
+    let Ok(e) = chipset::encode(cs, kind, bus, size) else {
+        return false;
+    };
+    let hae = e.hae.unwrap_or(0);
+    let d = chipset::decode(cs, e.phys, &|_| hae).unwrap();
+    let Decoded::Window { enc: d, or_quad } = d else {
+        panic!("{} 0x{:x} decoded to a region", cs.name, e.phys)
+    };
+    assert_eq!(
+        (d.window, d.bus, d.phys, d.lane, d.length_code, d.hae),
+        (e.window, e.bus, e.phys, e.lane, e.length_code, e.hae),
+        "{} {}",
+        cs.name,
+        kind.name()
+    );
+    match d.size {
+        0 => {} // linear: the instruction gives the width
+        4 if size == 8 => assert!(or_quad),
+        s => assert_eq!(s as u64, size),
+    }
+    true
+}
+
+#[test]
+fn decode_roundtrip_every_chipset_window_size_and_lane_at_low_addresses() {
+    let mut n = 0;
+    for cs in chipset::tables::ALL {
+        for w in cs.windows {
+            for size in sizes() {
+                if !carries(w.encoding, size) {
+                    assert!(chipset::encode(cs, w.kind, 0, size).is_err());
+                    continue;
+                }
+                for lane in 0..4u64 {
+                    let bus = 0x3f0 + lane;
+                    let fits = match w.encoding {
+                        Encoding::Sparse { .. } => {
+                            if size >= 4 {
+                                lane == 0
+                            } else {
+                                lane + size <= 4
+                            }
+                        }
+                        Encoding::Linear { .. } => bus % size == 0,
+                        Encoding::Local { .. } => true,
+                    };
+                    assert_eq!(
+                        roundtrip(cs, w.kind, bus, size),
+                        fits && !(size == 8 && bus % 8 != 0),
+                        "{} {} {size} lane {lane}",
+                        cs.name,
+                        w.kind.name()
+                    );
+                    n += 1;
+                }
+            }
+        }
+    }
+    assert!(n > 300);
+}
+
+proptest! {
+    #[test]
+    fn decode_roundtrip_property(ci in 0usize..11, wi in 0usize..6, si in 0usize..5, bus in 0u64..0x1_0000_0000) {
+        let cs = chipset::tables::ALL[ci];
+        let kind = WindowKind::ALL[wi];
+        roundtrip(cs, kind, bus, sizes()[si]);
+    }
+}
