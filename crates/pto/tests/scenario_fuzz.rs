@@ -38,6 +38,7 @@ fn step() -> impl Strategy<Value = String> {
             .prop_map(|(id, t, m)| format!("op = \"shared-tile\"\nid = {id}\nfrom_tile = {t}\nmask = \"{m}\"")),
         (small.clone(), 0u64..40, 0u64..40).prop_map(|(i, r, c)| format!("op = \"expect-tile-element\"\nindex = {i}\nrow = {r}\ncol = {c}\nvalue = 0")),
         (0u64..256, n.clone()).prop_map(|(id, k)| format!("op = \"expect-tile-element\"\nshared = {id}\nstorage = \"{k:#x}\"\nvalue = 0")),
+        (0u64..256, n.clone(), n.clone()).prop_map(|(id, r, c)| format!("op = \"expect-tile-element\"\nshared = {id}\nrow = \"{r:#x}\"\ncol = \"{c:#x}\"\nvalue = 0")),
         (0u64..4).prop_map(|b| format!("op = \"expect-tile\"\nbinding = {b}\nallocated = true\ndefined_valid_elements = 1")),
         (n.clone(), prop::sample::select(vec![1u64, 2, 4, 8])).prop_map(|(a, s)| format!("op = \"expect-load\"\naddr = \"{a:#x}\"\nsize = {s}\nvalue = 0")),
         Just("op = \"expect-capacity-in-use\"\nbytes = 0".to_string()),

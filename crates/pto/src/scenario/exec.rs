@@ -632,8 +632,35 @@ impl Runner {
                         o => o,
                     })
             }
-            (TileRef::Shared(_), ElementAt::RowCol(..)) => {
-                Err("shared elements need `storage`".into())
+            (TileRef::Shared(id), ElementAt::RowCol(r, c)) => {
+                // ReadSharedTileWord(id, TileLogicalLinearIndex(shared.tile, row, col)):
+                // the mapping needs the Shared descriptor; without one only
+                // `storage` (the raw element index) addresses the word.
+                let rec = self.m.shared_tile_record(id);
+                if !rec.descriptor_valid {
+                    Err(format!(
+                        "S{id} has no valid descriptor to map (row, col); address it by `storage`"
+                    ))
+                } else {
+                    match rec.tile.element_index(r, c) {
+                        None => Err(format!(
+                            "({r}, {c}) outside S{id}'s {}x{} descriptor",
+                            rec.tile.rows, rec.tile.columns
+                        )),
+                        Some(e) => self
+                            .m
+                            .read_shared_tile_word(id, e as u64)
+                            .map_err(|f| f.to_string())
+                            .map(|v| match v {
+                                Some(w)
+                                    if w == Machine::undefined_shared_tile_word(id, e as u64) =>
+                                {
+                                    None
+                                }
+                                o => o,
+                            }),
+                    }
+                }
             }
             (t, at) => {
                 let Some(index) = self.resolve_local(t) else {

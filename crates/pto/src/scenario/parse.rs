@@ -801,13 +801,6 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
                 (None, _, _) => return Err("missing field `row`/`col` (or give `storage`)".into()),
                 _ => return Err("give `row` and `col`, or `storage`, not both".into()),
             };
-            if let (TileRef::Shared(_), ElementAt::RowCol(..)) = (tile, at) {
-                // Shared words are addressed by packed element index (ReadSharedTileWord).
-                return Err(
-                    "a `shared` tile element is addressed by `storage` (packed element index)"
-                        .into(),
-                );
-            }
             let value = match f.get("value") {
                 None => None,
                 Some(Value::String(s)) if s == "undefined" => Some(ElementValue::Undefined),
