@@ -30,8 +30,24 @@ fn warn_all(reports: &[FileReport]) {
 }
 
 /// `subword pto run [--json] [--element-stride] SCENARIO.toml...`
+///
+/// With `--json` the output is always one JSON object: malformed files are
+/// listed inside it (their `subword: …` line also goes to stderr), the
+/// well-formed ones still run, and the status is 2.
 pub fn run(args: PtoRunArgs) -> CmdResult {
-    let scenarios = load_all(&args.scenarios)?;
+    let (scenarios, malformed) = if args.json {
+        let mut good = Vec::new();
+        let mut bad = Vec::new();
+        for p in &args.scenarios {
+            match scenario::load(p) {
+                Ok(s) => good.push(s),
+                Err(e) => bad.push(e),
+            }
+        }
+        (good, bad)
+    } else {
+        (load_all(&args.scenarios)?, Vec::new())
+    };
     let opts = RunOptions {
         element_stride: args.element_stride,
     };
@@ -45,11 +61,17 @@ pub fn run(args: PtoRunArgs) -> CmdResult {
     warn_all(&reports);
     let failures: usize = reports.iter().map(|r| r.failures.len()).sum();
     if args.json {
-        let v = scenario::to_json(&reports, opts);
+        let v = scenario::to_json(&reports, &malformed, opts);
         println!(
             "{}",
             serde_json::to_string_pretty(&v).map_err(|e| Failure(e.to_string()))?
         );
+        if !malformed.is_empty() {
+            for e in &malformed {
+                eprintln!("subword: {e}");
+            }
+            return Ok(Outcome::Status(2));
+        }
     } else {
         for r in &reports {
             for line in r.failure_lines() {
