@@ -665,6 +665,7 @@ impl Machine {
                 tb.allocated_by_bundle = false;
             }
         }
+        self.trap_context_follow_rollback();
     }
 
     /// Per-PE base/stride of every PE (only selected ones are used).

@@ -9,6 +9,7 @@ use crate::forms;
 use crate::gm::GlobalMemory;
 use crate::shared::{self, SharedTileInfo};
 use crate::tile::{self, TileInfo};
+use crate::trap::{TrapContext, PTO_ACR_COUNT};
 use crate::types::{DataType, Fault, TileLayout, TileLocation};
 
 /// `PTO_ABSOLUTE_GPR_COUNT`: GPRs of one PE (GPR 0 reads zero).
@@ -141,6 +142,10 @@ pub struct Machine {
     /// Destinations of the last bundle that committed, kept after BSTOP
     /// clears the header state (for `bundle_destination_tile`).
     pub(crate) last_destinations: [Option<u32>; PTO_BUNDLE_TILE_BINDING_COUNT],
+    /// `_CurrentACR`.
+    pub(crate) current_acr: u8,
+    /// `_TrapContexts`, one per ring.
+    pub(crate) trap_contexts: Vec<TrapContext>,
 }
 
 impl Machine {
@@ -166,6 +171,8 @@ impl Machine {
             events: Vec::new(),
             bundle: Bundle::default(),
             last_destinations: [None; PTO_BUNDLE_TILE_BINDING_COUNT],
+            current_acr: 0,
+            trap_contexts: vec![TrapContext::default(); PTO_ACR_COUNT],
         }
     }
 
@@ -497,8 +504,10 @@ impl Machine {
         self.last_fault_addr
     }
 
-    /// `SetFault(code, addr)`; `Fault::None` is `ClearFault`.
+    /// `SetFault(code, addr)`: a real fault also saves the trap context of
+    /// its target ring (`SetFaultWithCause`); `Fault::None` is `ClearFault`.
     pub fn set_fault(&mut self, fault: Fault, addr: Option<u64>) {
+        self.trap_on_fault(fault);
         self.last_fault = fault;
         self.last_fault_addr = if fault == Fault::None { None } else { addr };
     }

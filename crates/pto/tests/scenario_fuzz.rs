@@ -43,6 +43,9 @@ fn step() -> impl Strategy<Value = String> {
         (n.clone(), prop::sample::select(vec![1u64, 2, 4, 8])).prop_map(|(a, s)| format!("op = \"expect-load\"\naddr = \"{a:#x}\"\nsize = {s}\nvalue = 0")),
         Just("op = \"expect-capacity-in-use\"\nbytes = 0".to_string()),
         Just("op = \"clear-fault\"".to_string()),
+        Just("op = \"reset-bundle\"".to_string()),
+        (0u64..20, any::<bool>()).prop_map(|(c, e)| format!("op = \"recover-trap\"\ncontext = {c}\nexpect = {e}")),
+        (0u64..20, any::<bool>()).prop_map(|(c, v)| format!("op = \"expect-trap-context\"\ncontext = {c}\nvalid = {v}\nallocated_by_bundle = false")),
     ]
 }
 

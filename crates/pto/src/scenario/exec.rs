@@ -931,13 +931,21 @@ mod ext {
         Ok(())
     }
 
-    /// Trap contexts (`_TrapContexts`, `RecoverTrapContext`) are not modelled.
-    pub fn recover_trap_context(_m: &mut Machine, _n: u32) -> Result<bool, String> {
-        Err(unsupported("RecoverTrapContext"))
+    /// `RecoverTrapContext(n)`.
+    pub fn recover_trap_context(m: &mut Machine, n: u32) -> Result<bool, String> {
+        if n as usize >= crate::trap::PTO_ACR_COUNT {
+            return Err(format!("no trap context {n} (rings 0..15)"));
+        }
+        Ok(m.recover_trap_context(n))
     }
 
-    pub fn trap_context(_m: &Machine, _n: u32) -> Result<(bool, bool), String> {
-        Err(unsupported("_TrapContexts"))
+    /// `_TrapContexts[[n]].valid` and
+    /// `_TrapContexts[[n]].bundle_tile_bindings[[0]].destination_allocated_by_bundle`.
+    pub fn trap_context(m: &Machine, n: u32) -> Result<(bool, bool), String> {
+        let c = m
+            .trap_context(n)
+            .ok_or_else(|| format!("no trap context {n} (rings 0..15)"))?;
+        Ok((c.valid, c.bundle.tile_bindings[0].allocated_by_bundle))
     }
 
     pub fn bundle_active(m: &Machine) -> Result<bool, String> {
