@@ -16,6 +16,11 @@ fn step() -> impl Strategy<Value = String> {
     prop_oneof![
         Just("op = \"reset\"".to_string()),
         Just("op = \"reset-bundle\"".to_string()),
+        (0u64..16, prop::sample::select(vec!["1111", "1000", "0000"])).prop_map(|(n, m)| format!("op = \"expect-binding\"\nn = {n}\npe_mask = \"{m}\"\ndestination_size = {n}")),
+        (0u64..4, prop::sample::select(vec!["0001", "0110"])).prop_map(|(n, m)| format!("op = \"expect-shared-binding\"\nn = {n}\npe_mask = \"{m}\"\nsize_code = {n}\nvalid = true")),
+        (0u64..6).prop_map(|c| format!("op = \"expect-shared-binding-count\"\ncount = {c}")),
+        prop::sample::select(vec!["CurrentBundlePadValue", "CurrentBundleDataTypeCode", "_BundleDataAttributesPresent", "PTO_MODEL_TILE_ELEMENTS", "PackedTileLogicalCapacity"])
+            .prop_map(|n| format!("op = \"expect-predicate\"\nname = \"{n}\"\nargs = [\"128\", \"U4X2\"]\nvalue = \"TilePad_Null\"")),
         (0u64..4, 0u64..24, n.clone()).prop_map(|(pe, r, v)| format!("op = \"gpr\"\npe = {pe}\nreg = {r}\nvalue = \"{v:#x}\"")),
         (n.clone(), any::<u8>()).prop_map(|(a, b)| format!("op = \"memory\"\naddr = \"{a:#x}\"\nbytes = \"{b:02x}\"")),
         (n.clone(), prop::sample::select(vec![1u64, 2, 4, 8]), n.clone())
@@ -44,8 +49,13 @@ fn step() -> impl Strategy<Value = String> {
         Just("op = \"expect-capacity-in-use\"\nbytes = 0".to_string()),
         Just("op = \"clear-fault\"".to_string()),
         Just("op = \"reset-bundle\"".to_string()),
-        (0u64..20, any::<bool>()).prop_map(|(c, e)| format!("op = \"recover-trap\"\ncontext = {c}\nexpect = {e}")),
-        (0u64..20, any::<bool>()).prop_map(|(c, v)| format!("op = \"expect-trap-context\"\ncontext = {c}\nvalid = {v}\nallocated_by_bundle = false")),
+        (0u64..16, prop::sample::select(vec!["1111", "1000", "0000"])).prop_map(|(n, m)| format!("op = \"expect-binding\"\nn = {n}\npe_mask = \"{m}\"\ndestination_size = {n}")),
+        (0u64..4, prop::sample::select(vec!["0001", "0110"])).prop_map(|(n, m)| format!("op = \"expect-shared-binding\"\nn = {n}\npe_mask = \"{m}\"\nsize_code = {n}\nvalid = true")),
+        (0u64..6).prop_map(|c| format!("op = \"expect-shared-binding-count\"\ncount = {c}")),
+        prop::sample::select(vec!["CurrentBundlePadValue", "CurrentBundleDataTypeCode", "_BundleDataAttributesPresent", "PTO_MODEL_TILE_ELEMENTS", "PackedTileLogicalCapacity"])
+            .prop_map(|n| format!("op = \"expect-predicate\"\nname = \"{n}\"\nargs = [\"128\", \"U4X2\"]\nvalue = \"TilePad_Null\"")),
+        (0u64..16, any::<bool>()).prop_map(|(c, e)| format!("op = \"recover-trap\"\ncontext = {c}\nexpect = {e}")),
+        (0u64..16, any::<bool>()).prop_map(|(c, v)| format!("op = \"expect-trap-context\"\ncontext = {c}\nvalid = {v}\nallocated_by_bundle = false")),
     ]
 }
 

@@ -443,15 +443,58 @@ impl Runner {
                 Ok(n) => self.check("BundleTileBindingCount", *count, n, |x| x.to_string()),
                 Err(e) => self.fail(format!("BundleTileBindingCount {count}"), e),
             },
-            Op::ExpectSharedBinding { n, consumed } => {
-                match ext::shared_binding_consumed(&self.m, *n) {
-                    Ok(b) => self.check(
-                        &format!("Shared binding {n} consumed ="),
-                        *consumed,
-                        b,
+            Op::ExpectSharedBindingCount { count } => {
+                let n = self
+                    .m
+                    .bundle_state()
+                    .shared_bindings
+                    .iter()
+                    .filter(|b| b.valid)
+                    .count() as u64;
+                self.check("BundleSharedBindingCount", *count, n, |x| x.to_string());
+            }
+            Op::ExpectSharedBinding { n, fields } => {
+                let b = self.m.bundle_state().shared_bindings[*n as usize];
+                let mask = |m: &u8| format!("{m:04b}");
+                let what = |f: &str| format!("_BundleSharedBindings[[{n}]].{f} =");
+                if let Some(v) = fields.valid {
+                    self.check(&what("valid"), v, b.valid, |x| x.to_string());
+                }
+                if let Some(v) = fields.size {
+                    self.check(&what("size_code"), v, b.size_code as u64, |x| x.to_string());
+                }
+                if let Some(v) = fields.pe_mask {
+                    self.check(&what("pe_mask"), v, b.pe_mask, mask);
+                }
+                if let Some(v) = fields.consumed {
+                    self.check(&what("consumed"), v, b.consumed, |x| x.to_string());
+                }
+                if let Some(v) = fields.shared_id {
+                    self.check(&what("shared_id"), v, b.shared_id as u64, |x| x.to_string());
+                }
+            }
+            Op::ExpectBinding { n, fields } => {
+                let b = self.m.bundle_state().tile_bindings[*n as usize];
+                let mask = |m: &u8| format!("{m:04b}");
+                let what = |f: &str| format!("_BundleTileBindings[[{n}]].{f} =");
+                if let Some(v) = fields.valid {
+                    self.check(&what("valid"), v, b.valid, |x| x.to_string());
+                }
+                if let Some(v) = fields.destination_valid {
+                    self.check(&what("destination_valid"), v, b.destination_valid, |x| {
+                        x.to_string()
+                    });
+                }
+                if let Some(v) = fields.size {
+                    self.check(
+                        &what("destination_size"),
+                        v,
+                        b.destination_size as u64,
                         |x| x.to_string(),
-                    ),
-                    Err(e) => self.fail(format!("Shared binding {n} consumed = {consumed}"), e),
+                    );
+                }
+                if let Some(v) = fields.pe_mask {
+                    self.check(&what("pe_mask"), v, b.pe_mask, mask);
                 }
             }
             Op::ExpectTrapContext {
@@ -481,13 +524,13 @@ impl Runner {
                     Ok(got) => {
                         if got != *value {
                             self.fail(
-                                format!("{name}({}) = {}", args_str(args), pred_str(*value)),
-                                pred_str(got),
+                                format!("{name}({}) = {}", args_str(args), pred_str(value)),
+                                pred_str(&got),
                             );
                         }
                     }
                     Err(e) => self.fail(
-                        format!("{name}({}) = {}", args_str(args), pred_str(*value)),
+                        format!("{name}({}) = {}", args_str(args), pred_str(value)),
                         e,
                     ),
                 }
@@ -859,10 +902,11 @@ fn args_str(args: &[PredArg]) -> String {
         .join(", ")
 }
 
-fn pred_str(v: PredValue) -> String {
+fn pred_str(v: &PredValue) -> String {
     match v {
         PredValue::Bool(b) => b.to_string(),
-        PredValue::Num(n) => hex(n),
+        PredValue::Num(n) => hex(*n),
+        PredValue::Name(s) => s.clone(),
     }
 }
 
@@ -960,14 +1004,6 @@ mod ext {
             .count() as u64)
     }
 
-    pub fn shared_binding_consumed(m: &Machine, n: u32) -> Result<bool, String> {
-        m.bundle_state()
-            .shared_bindings
-            .get(n as usize)
-            .map(|b| b.consumed)
-            .ok_or_else(|| format!("no Shared binding {n}"))
-    }
-
     pub fn destination_allocated_by_bundle(m: &Machine, binding: u32) -> Result<bool, String> {
         m.bundle_state()
             .tile_bindings
@@ -1024,8 +1060,32 @@ mod ext {
                     function, mask,
                 )))
             }
-            // The contract predicate is "the code names an assigned DataType".
-            "InstructionContractDataTypeLegal_TLOAD" => Ok(PredValue::Bool(
+            // `CurrentBundlePadValue`: TilePad_Null unless B.DATR is present.
+            "CurrentBundlePadValue" => Ok(PredValue::Name(
+                match m.bundle_state().pad_value() {
+                    crate::memory::PadValue::Zero => "TilePad_Zero",
+                    crate::memory::PadValue::Max => "TilePad_Max",
+                    crate::memory::PadValue::Min => "TilePad_Min",
+                    crate::memory::PadValue::Null => "TilePad_Null",
+                }
+                .into(),
+            )),
+            // `CurrentBundleDataTypeCode`: B.DATR's concrete type, else BSTART's.
+            "CurrentBundleDataTypeCode" => {
+                let b = m.bundle_state();
+                Ok(PredValue::Num(
+                    if b.datr.present && b.datr.data_type != crate::types::DTYPE_NONE {
+                        b.datr.data_type as u64
+                    } else {
+                        b.op.data_type as u64
+                    },
+                ))
+            }
+            "_BundleDataAttributesPresent" => Ok(PredValue::Bool(m.bundle_state().datr.present)),
+            // The contract predicate is "the code names an assigned DataType"
+            // (asl/tile/memory-and-data-movement/regular/TLOAD.asl, TSTORE.asl).
+            "InstructionContractDataTypeLegal_TLOAD"
+            | "InstructionContractDataTypeLegal_TSTORE" => Ok(PredValue::Bool(
                 DataType::from_code(arg_num(args, 0)? as u32).is_some(),
             )),
             // asl/tile/memory-and-data-movement/regular/TSTORE.asl:
@@ -1041,6 +1101,12 @@ mod ext {
             "InstructionContractZeroMaskNoEffect_TSTORE" => {
                 Ok(PredValue::Bool(arg_num(args, 0)? == 0))
             }
+            "PTO_MODEL_TILE_ELEMENTS" => Ok(PredValue::Num(crate::tile::PTO_MODEL_TILE_ELEMENTS)),
+            // asl/tile/model/definedness/packed-boundary.asl: logical elements a
+            // capacity holds (two per byte for the four-bit types).
+            "PackedTileLogicalCapacity" => Ok(PredValue::Num(
+                crate::tile::tile_logical_element_capacity(arg_num(args, 0)?, arg_dtype(args, 1)?),
+            )),
             "MinimumTileCapacityBytesForShape" => Ok(PredValue::Num(
                 crate::tile::minimum_tile_capacity_bytes_for_shape(
                     arg_num(args, 0)?,

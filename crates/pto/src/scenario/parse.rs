@@ -231,9 +231,16 @@ pub enum Op {
     ExpectBindingCount {
         count: u64,
     },
+    ExpectSharedBindingCount {
+        count: u64,
+    },
+    ExpectBinding {
+        n: u32,
+        fields: BindingExpect,
+    },
     ExpectSharedBinding {
         n: u32,
-        consumed: bool,
+        fields: BindingExpect,
     },
     ExpectTrapContext {
         context: u32,
@@ -259,6 +266,22 @@ pub enum Op {
     },
 }
 
+/// Fields of `expect-binding` / `expect-shared-binding` (each optional; at
+/// least one given): `_BundleTileBindings[[n]]` / `_BundleSharedBindings[[n]]`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BindingExpect {
+    pub valid: Option<bool>,
+    /// Tile bindings only.
+    pub destination_valid: Option<bool>,
+    /// `destination_size` (tile) or `size_code` (Shared).
+    pub size: Option<u64>,
+    pub pe_mask: Option<u8>,
+    /// Shared bindings only.
+    pub consumed: Option<bool>,
+    /// Shared bindings only.
+    pub shared_id: Option<u64>,
+}
+
 /// Where an element expectation reads: logical (row, col) or raw storage index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ElementAt {
@@ -273,11 +296,13 @@ pub enum PredArg {
     Name(String),
 }
 
-/// Expected result of `expect-predicate`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Expected result of `expect-predicate`: a boolean, a number, or an
+/// enumeration value by its ASL name (`TilePad_Null`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PredValue {
     Bool(bool),
     Num(u64),
+    Name(String),
 }
 
 impl Op {
@@ -318,6 +343,8 @@ impl Op {
             Op::ExpectBundleActive { .. } => "expect-bundle-active",
             Op::ExpectBindingCount { .. } => "expect-binding-count",
             Op::ExpectSharedBinding { .. } => "expect-shared-binding",
+            Op::ExpectSharedBindingCount { .. } => "expect-shared-binding-count",
+            Op::ExpectBinding { .. } => "expect-binding",
             Op::ExpectTrapContext { .. } => "expect-trap-context",
             Op::ExpectPredicate { .. } => "expect-predicate",
             Op::ExpectTransfer { .. } => "expect-transfer",
@@ -902,10 +929,39 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
         "expect-binding-count" => Op::ExpectBindingCount {
             count: f.num("count")?,
         },
-        "expect-shared-binding" => Op::ExpectSharedBinding {
-            n: f.ranged("n", 255)? as u32,
-            consumed: f.bool("consumed")?,
+        "expect-shared-binding-count" => Op::ExpectSharedBindingCount {
+            count: f.num("count")?,
         },
+        "expect-shared-binding" => {
+            let n = f.ranged("n", 3)? as u32;
+            let fields = BindingExpect {
+                valid: f.opt_bool("valid")?,
+                destination_valid: None,
+                size: f.opt_ranged("size_code", 15)?,
+                pe_mask: f.opt_mask("pe_mask")?,
+                consumed: f.opt_bool("consumed")?,
+                shared_id: f.opt_ranged("shared_id", 255)?,
+            };
+            if fields == BindingExpect::default() {
+                return Err("missing field: one of `valid`, `size_code`, `pe_mask`, `consumed`, `shared_id`".into());
+            }
+            Op::ExpectSharedBinding { n, fields }
+        }
+        "expect-binding" => {
+            let n = f.ranged("n", 15)? as u32;
+            let fields = BindingExpect {
+                valid: f.opt_bool("valid")?,
+                destination_valid: f.opt_bool("destination_valid")?,
+                size: f.opt_ranged("destination_size", 15)?,
+                pe_mask: f.opt_mask("pe_mask")?,
+                consumed: None,
+                shared_id: None,
+            };
+            if fields == BindingExpect::default() {
+                return Err("missing field: one of `valid`, `destination_valid`, `destination_size`, `pe_mask`".into());
+            }
+            Op::ExpectBinding { n, fields }
+        }
         "expect-trap-context" => Op::ExpectTrapContext {
             context: f.ranged("context", 255)? as u32,
             valid: f.opt_bool("valid")?,
@@ -938,6 +994,9 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
             };
             let value = match f.req("value")? {
                 Value::Boolean(b) => PredValue::Bool(*b),
+                Value::String(s) if !s.starts_with(|c: char| c.is_ascii_digit()) => {
+                    PredValue::Name(s.clone())
+                }
                 v => PredValue::Num(number(v).map_err(|e| format!("`value`: {e}"))?),
             };
             Op::ExpectPredicate { name, args, value }
