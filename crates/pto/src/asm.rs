@@ -349,6 +349,28 @@ fn assemble_statement(n: usize, stmt: &str) -> Result<u32, AsmError> {
             }
             encode(n, form_where(|f| f.kind == FormKind::Stop), &[])
         }
+        "BSTART.TMOV" => {
+            // Only the Shared TMOV variants (Functions 9–12) are in the table.
+            let text = rest.to_string();
+            let Some(i) = text.find('[') else {
+                return Err(err(
+                    n,
+                    "BSTART.TMOV needs its variant, e.g. `[TMOV.L2S.PUBLISH form]`",
+                ));
+            };
+            let variant = text[i..]
+                .trim()
+                .strip_prefix('[')
+                .and_then(|v| v.strip_suffix(" form]"))
+                .unwrap_or("");
+            let dt = parse_data_type(text[..i].trim())
+                .ok_or_else(|| err(n, format!("unknown data type `{}`", text[..i].trim())))?;
+            let form = FORMS
+                .iter()
+                .find(|f| f.mnemonic == "BSTART.TMOV" && f.variant == Some(variant))
+                .ok_or_else(|| err(n, format!("unknown form variant `{}`", text[i..].trim())))?;
+            encode(n, form, &[("DataType", dt as u64)])
+        }
         "BSTART.TLOAD" | "BSTART.TSTORE" | "BSTART.TSTORE.SPART" => {
             let mut text = rest.to_string();
             let mut spart = mn_upper == "BSTART.TSTORE.SPART";

@@ -257,6 +257,74 @@ pub static FORMS: &[Form] = &[
         }],
         kind: FormKind::BundleStart { function: 14 },
     },
+    // Shared TMOV (TLSU Function 9): decoded as the snapshot decodes it;
+    // execution without its B.IOS binder is Fault_TileLegality, and the
+    // movement itself is not modelled (withdrawn upstream, ADR-0107).
+    Form {
+        form_id: "bstart_tmov_32_211446509efb",
+        mnemonic: "BSTART.TMOV",
+        variant: Some("TMOV.L2S.INSERT"),
+        asm: "BSTART.TMOV DataType",
+        mask: 0x07ff_ffff,
+        matches: 0x0091_1181,
+        fields: &[DATA_TYPE_27],
+        constraints: &[Constraint {
+            field: "DataType",
+            values: DATR_DATA_TYPES,
+        }],
+        kind: FormKind::BundleStart { function: 9 },
+    },
+    // Shared TMOV (TLSU Function 10): decoded as the snapshot decodes it;
+    // execution without its B.IOS binder is Fault_TileLegality, and the
+    // movement itself is not modelled (withdrawn upstream, ADR-0107).
+    Form {
+        form_id: "bstart_tmov_32_211446509efb",
+        mnemonic: "BSTART.TMOV",
+        variant: Some("TMOV.L2S.PUBLISH"),
+        asm: "BSTART.TMOV DataType",
+        mask: 0x07ff_ffff,
+        matches: 0x00a1_1181,
+        fields: &[DATA_TYPE_27],
+        constraints: &[Constraint {
+            field: "DataType",
+            values: DATR_DATA_TYPES,
+        }],
+        kind: FormKind::BundleStart { function: 10 },
+    },
+    // Shared TMOV (TLSU Function 11): decoded as the snapshot decodes it;
+    // execution without its B.IOS binder is Fault_TileLegality, and the
+    // movement itself is not modelled (withdrawn upstream, ADR-0107).
+    Form {
+        form_id: "bstart_tmov_32_211446509efb",
+        mnemonic: "BSTART.TMOV",
+        variant: Some("TMOV.S2L.BROADCAST"),
+        asm: "BSTART.TMOV DataType",
+        mask: 0x07ff_ffff,
+        matches: 0x00b1_1181,
+        fields: &[DATA_TYPE_27],
+        constraints: &[Constraint {
+            field: "DataType",
+            values: DATR_DATA_TYPES,
+        }],
+        kind: FormKind::BundleStart { function: 11 },
+    },
+    // Shared TMOV (TLSU Function 12): decoded as the snapshot decodes it;
+    // execution without its B.IOS binder is Fault_TileLegality, and the
+    // movement itself is not modelled (withdrawn upstream, ADR-0107).
+    Form {
+        form_id: "bstart_tmov_32_211446509efb",
+        mnemonic: "BSTART.TMOV",
+        variant: Some("TMOV.S2L.EXTRACT"),
+        asm: "BSTART.TMOV DataType",
+        mask: 0x07ff_ffff,
+        matches: 0x00c1_1181,
+        fields: &[DATA_TYPE_27],
+        constraints: &[Constraint {
+            field: "DataType",
+            values: DATR_DATA_TYPES,
+        }],
+        kind: FormKind::BundleStart { function: 12 },
+    },
     Form {
         form_id: "b_dim_32_27602ab68929",
         mnemonic: "B.DIM",
@@ -643,7 +711,8 @@ pub fn tile_size_code_bytes(code: u32) -> Option<u64> {
 }
 
 /// TLSU tile-operation selectors (tile-operations.json, family TLSU):
-/// function 0 TLOAD, 1 TSTORE; 15..31 reserved. Function 14 (TSTORE.SPART)
+/// function 0 TLOAD, 1 TSTORE; 15..31 reserved. Functions 9–12 (Shared
+/// TMOV) decode but name no operation the model executes. Function 14 (TSTORE.SPART)
 /// decodes to TSTORE (`BundleOperationDecodeCode`).
 pub fn tlsu_operation_name(function: u32) -> Option<&'static str> {
     match function {
