@@ -349,6 +349,12 @@ fn assemble_statement(n: usize, stmt: &str) -> Result<u32, AsmError> {
             }
             encode(n, form_where(|f| f.kind == FormKind::Stop), &[])
         }
+        "BSTART.TPREFETCH" => {
+            let dt = parse_data_type(rest.trim())
+                .ok_or_else(|| err(n, format!("unknown data type `{}`", rest.trim())))?;
+            let form = form_where(|f| f.kind == FormKind::BundleStart { function: 3 });
+            encode(n, form, &[("DataType", dt as u64)])
+        }
         "BSTART.TMOV" => {
             // Only the Shared TMOV variants (Functions 9–12) are in the table.
             let text = rest.to_string();

@@ -257,6 +257,20 @@ pub static FORMS: &[Form] = &[
         }],
         kind: FormKind::BundleStart { function: 14 },
     },
+    Form {
+        form_id: "bstart_tprefetch_32_d5f83e5aadf6",
+        mnemonic: "BSTART.TPREFETCH",
+        variant: None,
+        asm: "BSTART.TPREFETCH DataType",
+        mask: 0x07ff_ffff,
+        matches: 0x0031_1181,
+        fields: &[DATA_TYPE_27],
+        constraints: &[Constraint {
+            field: "DataType",
+            values: CONCRETE_DATA_TYPES,
+        }],
+        kind: FormKind::BundleStart { function: 3 },
+    },
     // Shared TMOV (TLSU Function 9): decoded as the snapshot decodes it;
     // execution without its B.IOS binder is Fault_TileLegality, and the
     // movement itself is not modelled (withdrawn upstream, ADR-0107).
@@ -711,13 +725,14 @@ pub fn tile_size_code_bytes(code: u32) -> Option<u64> {
 }
 
 /// TLSU tile-operation selectors (tile-operations.json, family TLSU):
-/// function 0 TLOAD, 1 TSTORE; 15..31 reserved. Functions 9–12 (Shared
-/// TMOV) decode but name no operation the model executes. Function 14 (TSTORE.SPART)
+/// function 0 TLOAD, 1 TSTORE, 3 TPREFETCH; 15..31 reserved. Functions
+/// 9–12 (Shared TMOV) decode but name no operation the model executes. Function 14 (TSTORE.SPART)
 /// decodes to TSTORE (`BundleOperationDecodeCode`).
 pub fn tlsu_operation_name(function: u32) -> Option<&'static str> {
     match function {
         0 => Some("TLOAD"),
         1 | 14 => Some("TSTORE"),
+        3 => Some("TPREFETCH"),
         _ => None,
     }
 }

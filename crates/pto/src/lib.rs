@@ -23,6 +23,8 @@
 //!   (`asl/block/model/**`).
 //! - [`trap`]: trap contexts saved by a fault and `RecoverTrapContext`
 //!   (`asl/arch/state/trap-context.asl`, `asl/arch/profile/trap-context-recovery.asl`).
+//! - [`prefetch`]: TPREFETCH, whose row stride counts elements (the other
+//!   side of ADR 0074's boundary; `asl/tile/model/memory/gather-scatter.asl`).
 //! - `rows` (private): the row-run fast path of [`memory`], observably
 //!   identical to its per-element path (property-tested).
 //!
@@ -41,6 +43,7 @@ pub mod forms;
 pub mod gm;
 pub mod machine;
 pub mod memory;
+pub mod prefetch;
 mod rows;
 pub mod scenario;
 pub mod shared;

@@ -97,9 +97,9 @@ pub enum StrideSource {
     Encoded,
 }
 
-/// One PE's part of an attempted TLOAD/TSTORE, as the model resolved it
-/// (for the stride-unit warning and reports). Recorded before preflight, so
-/// faulting transfers appear too.
+/// One PE's part of an attempted TLOAD/TSTORE or TPREFETCH, as the model
+/// resolved it (for the stride-unit warning and reports). Recorded before
+/// preflight, so faulting transfers appear too.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TransferInfo {
     pub pe: usize,
@@ -109,7 +109,12 @@ pub struct TransferInfo {
     pub valid_rows: u64,
     pub valid_columns: u64,
     pub base: u64,
+    /// TLOAD/TSTORE: the row stride, in bytes (ADR 0074). 0 for TPREFETCH.
     pub row_stride_bytes: u64,
+    /// TPREFETCH: the row stride, in logical elements. 0 for TLOAD/TSTORE.
+    pub row_stride_elements: u64,
+    /// A TPREFETCH (`store` is then false).
+    pub prefetch: bool,
     pub stride_source: StrideSource,
     /// Shared register for Shared transfers.
     pub shared: Option<u8>,

@@ -157,7 +157,7 @@ impl Machine {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn log(
+    pub(crate) fn log(
         &mut self,
         pe: usize,
         addr: u64,
@@ -475,6 +475,8 @@ impl Machine {
                 valid_columns: t.valid_columns,
                 base,
                 row_stride_bytes: stride,
+                prefetch: false,
+                row_stride_elements: 0,
                 stride_source: source,
                 shared,
             });

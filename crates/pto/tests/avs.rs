@@ -280,6 +280,51 @@ fn stride_unit_example_suggests_the_byte_stride() {
 }
 
 #[test]
+fn boundary_example_warns_tload_in_bytes_and_tprefetch_in_elements() {
+    let f = examples_dir().join("boundary-tload-bytes-tprefetch-elements.toml");
+    let r = run_file(&f, RunOptions::default());
+    assert!(r.passed(), "{}", r.failure_lines().join("\n"));
+    let s: Vec<_> = r
+        .warnings
+        .iter()
+        .filter(|w| w.kind == WarningKind::StrideUnit)
+        .collect();
+    // The correct strides (64 bytes, 16 elements) raise nothing; each wrong
+    // unit raises one warning naming the unit its operation counts.
+    assert_eq!(s.len(), 2, "{:?}", r.warnings);
+    assert!(
+        s[0].message.contains("TPREFETCH row stride 64 elements")
+            && s[0].message.contains("probably meant is 16"),
+        "{}",
+        s[0].message
+    );
+    assert!(
+        s[1].message.contains("row stride 16 bytes")
+            && !s[1].message.contains("TPREFETCH")
+            && s[1].message.contains("16 elements = 64 bytes"),
+        "{}",
+        s[1].message
+    );
+    // --element-stride reinterprets TLOAD/TSTORE only: the TPREFETCH steps,
+    // whose stride already counts elements, see the same GM either way.
+    let what_if = run_file(
+        &f,
+        RunOptions {
+            element_stride: true,
+        },
+    );
+    let prefetch_steps = |r: &FileReport| {
+        r.transfers
+            .iter()
+            .filter(|t| t.step == 19 || t.step == 31)
+            .map(|t| t.accesses.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(prefetch_steps(&r), prefetch_steps(&what_if));
+    assert!(!prefetch_steps(&r).is_empty());
+}
+
+#[test]
 fn element_stride_what_if_moves_row_one_to_the_element_scaled_address() {
     // Byte stride (ADR 0074): row 1 starts at 0x404 and reads 0x3f800001.
     // The superseded element stride reads row 1 at 0x400 + 4 * 4 = 0x410.

@@ -539,6 +539,7 @@ impl Runner {
                 pe,
                 base,
                 stride,
+                stride_elements,
                 source,
             } => {
                 let pe = pe.unwrap_or_else(|| self.m.current_pe());
@@ -553,12 +554,34 @@ impl Runner {
                     self.check(&format!("PE{pe} base address"), *b, t.base, |x| hex(*x));
                 }
                 if let Some(st) = stride {
-                    self.check(
-                        &format!("PE{pe} row_stride_bytes"),
-                        *st,
-                        t.row_stride_bytes,
-                        |x| x.to_string(),
-                    );
+                    if t.prefetch {
+                        self.fail(
+                            format!("PE{pe} row_stride_bytes = {st}"),
+                            "a TPREFETCH, whose row stride counts elements (`stride_elements`)",
+                        );
+                    } else {
+                        self.check(
+                            &format!("PE{pe} row_stride_bytes"),
+                            *st,
+                            t.row_stride_bytes,
+                            |x| x.to_string(),
+                        );
+                    }
+                }
+                if let Some(st) = stride_elements {
+                    if t.prefetch {
+                        self.check(
+                            &format!("PE{pe} TPREFETCH row_stride_elements"),
+                            *st,
+                            t.row_stride_elements,
+                            |x| x.to_string(),
+                        );
+                    } else {
+                        self.fail(
+                            format!("PE{pe} row_stride_elements = {st}"),
+                            "a TLOAD/TSTORE, whose row stride counts bytes (`stride`)",
+                        );
+                    }
                 }
                 if let Some(src) = source {
                     let got = match t.stride_source {
@@ -624,6 +647,8 @@ impl Runner {
                 valid_rows: t.valid_rows,
                 valid_columns: t.valid_columns,
                 row_stride_bytes: t.row_stride_bytes,
+                prefetch: t.prefetch,
+                row_stride_elements: t.row_stride_elements,
                 encoded: t.stride_source == crate::machine::StrideSource::Encoded,
             })
             .collect();

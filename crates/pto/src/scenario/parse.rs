@@ -257,7 +257,10 @@ pub enum Op {
     ExpectTransfer {
         pe: Option<usize>,
         base: Option<u64>,
+        /// TLOAD/TSTORE row stride in bytes.
         stride: Option<u64>,
+        /// TPREFETCH row stride in elements.
+        stride_elements: Option<u64>,
         source: Option<String>,
     },
     ExpectDisasm {
@@ -1005,21 +1008,24 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
             let pe = f.pe()?;
             let base = f.opt_num("base")?;
             let stride = f.opt_num("stride")?;
+            let stride_elements = f.opt_num("stride_elements")?;
             let source = f.opt_string("source")?;
             if let Some(src) = &source {
                 if src != "omitted" && src != "encoded" {
                     return Err(format!("`source` = `{src}`: want `omitted` or `encoded`"));
                 }
             }
-            if base.is_none() && stride.is_none() && source.is_none() {
+            if base.is_none() && stride.is_none() && stride_elements.is_none() && source.is_none() {
                 return Err(
-                    "`expect-transfer` checks nothing: give `base`, `stride` or `source`".into(),
+                    "`expect-transfer` checks nothing: give `base`, `stride`, `stride_elements` or `source`"
+                        .into(),
                 );
             }
             Op::ExpectTransfer {
                 pe,
                 base,
                 stride,
+                stride_elements,
                 source,
             }
         }

@@ -53,8 +53,8 @@ pub fn run(args: PtoRunArgs) -> CmdResult {
     };
     if opts.element_stride {
         eprintln!(
-            "subword: warning: --element-stride: running with the superseded pre-ADR-0074 element-unit row stride \
-             (what-if only; the architecture's stride is in bytes)"
+            "subword: warning: --element-stride: running TLOAD/TSTORE with the superseded pre-ADR-0074 element-unit row stride \
+             (what-if only; the architecture's TLOAD/TSTORE stride is in bytes; TPREFETCH always counts elements)"
         );
     }
     let reports: Vec<FileReport> = scenarios.iter().map(|s| scenario::run(s, opts)).collect();
