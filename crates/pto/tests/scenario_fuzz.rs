@@ -16,6 +16,8 @@ fn step() -> impl Strategy<Value = String> {
     prop_oneof![
         Just("op = \"reset\"".to_string()),
         Just("op = \"reset-bundle\"".to_string()),
+        (n.clone(), n.clone(), 0u64..70, 0u64..70, 0u64..70)
+            .prop_map(|(b, s, vc, vr, c)| format!("op = \"tprefetch\"\nbase = \"{b:#x}\"\nstride_elements = \"{s:#x}\"\nvalid_cols = {vc}\nvalid_rows = {vr}\ncols = {c}\ndtype = \"U8\"\nexpect = \"any\"")),
         (0u64..16, prop::sample::select(vec!["1111", "1000", "0000"])).prop_map(|(n, m)| format!("op = \"expect-binding\"\nn = {n}\npe_mask = \"{m}\"\ndestination_size = {n}")),
         (0u64..4, prop::sample::select(vec!["0001", "0110"])).prop_map(|(n, m)| format!("op = \"expect-shared-binding\"\nn = {n}\npe_mask = \"{m}\"\nsize_code = {n}\nvalid = true")),
         (0u64..6).prop_map(|c| format!("op = \"expect-shared-binding-count\"\ncount = {c}")),

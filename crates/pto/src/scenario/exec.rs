@@ -293,6 +293,30 @@ impl Runner {
                 }
                 Err(e) => self.fail("the direct TSTORE handler", e),
             },
+            Op::TPrefetch {
+                base,
+                stride_elements,
+                valid_cols,
+                valid_rows,
+                cols,
+                dtype,
+                expect,
+            } => {
+                let dt = DataType::from_str(dtype).unwrap_or(DataType::U8);
+                let shape = crate::prefetch::PrefetchShape {
+                    valid_columns: *valid_cols,
+                    valid_rows: *valid_rows,
+                    columns: *cols,
+                };
+                let r = self.m.tprefetch_all_pes(*base, *stride_elements, shape, dt);
+                if let Err(f) = r {
+                    if self.m.last_fault() != f {
+                        self.m.set_fault(f, None);
+                    }
+                }
+                self.check_exec(expect, r.is_ok());
+                self.after_transfer();
+            }
             Op::Fault { code, addr } => self.m.set_fault(fault_from(code), *addr),
             Op::ClearFault => self.m.clear_fault(),
             Op::CaptureEvents { pe } => {

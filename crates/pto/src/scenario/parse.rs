@@ -161,6 +161,16 @@ pub enum Op {
         stride: u64,
         expect: ExecExpect,
     },
+    /// `TPREFETCHAllPEs(base, row_stride_elements, valid_cols, valid_rows, cols, dtype)`.
+    TPrefetch {
+        base: u64,
+        stride_elements: u64,
+        valid_cols: u64,
+        valid_rows: u64,
+        cols: u64,
+        dtype: String,
+        expect: ExecExpect,
+    },
     Fault {
         code: String,
         addr: Option<u64>,
@@ -325,6 +335,7 @@ impl Op {
             Op::Command { .. } => "command",
             Op::Execute { .. } => "execute",
             Op::TLoad { .. } => "tload",
+            Op::TPrefetch { .. } => "tprefetch",
             Op::TStore { .. } => "tstore",
             Op::Fault { .. } => "fault",
             Op::ClearFault => "clear-fault",
@@ -781,6 +792,15 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
                 }
             }
         }
+        "tprefetch" => Op::TPrefetch {
+            base: f.num("base")?,
+            stride_elements: f.num("stride_elements")?,
+            valid_cols: f.ranged("valid_cols", 65535)?,
+            valid_rows: f.ranged("valid_rows", 65535)?,
+            cols: f.ranged("cols", 65535)?,
+            dtype: f.dtype("dtype")?,
+            expect: f.exec_expect()?,
+        },
         "fault" => Op::Fault {
             code: fault_name(f.string("code")?)?,
             addr: f.opt_num("addr")?,
