@@ -89,6 +89,20 @@ pub struct Operation {
     pub data_type: u32,
 }
 
+/// `_BundleHint`: the pending B.HINT of the open block (non-functional).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HintState {
+    pub present: bool,
+    pub trace: bool,
+    /// TRACE form: false begin, true end.
+    pub trace_end: bool,
+    pub branch_valid: bool,
+    pub branch_likely: bool,
+    /// `temp`: 0 none, 1 cool, 2 warm, 3 hot.
+    pub temperature: u32,
+    pub prefetch_size: u32,
+}
+
 /// Bundle control and header state.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Bundle {
@@ -101,6 +115,7 @@ pub struct Bundle {
     pub shared_bindings: [SharedBinding; 4],
     pub scalar: ScalarBinding,
     pub zero_participation_seen: bool,
+    pub hint: HintState,
 }
 
 impl Bundle {
@@ -175,6 +190,16 @@ impl Machine {
         &self.bundle
     }
 
+    /// `_BundleHintEpoch`.
+    pub fn bundle_hint_epoch(&self) -> u64 {
+        self.hint_epoch
+    }
+
+    /// `_LastBundleHintPayload`.
+    pub fn last_bundle_hint_payload(&self) -> u32 {
+        self.last_hint_payload
+    }
+
     /// `ExecuteCommandInstruction(word, 32)`: decode, check operands, apply
     /// the command. An undecodable word or reserved field value is
     /// `Rejected` with `Fault_IllegalInstruction`.
@@ -226,6 +251,7 @@ impl Machine {
                 }
             }
             FormKind::TileIo { src0, src1, dst } => self.command_iot(&d, src0, src1, dst),
+            FormKind::Hint { trace } => self.command_hint(&d, trace, word),
         };
         if let Err(f) = r {
             self.set_fault(f, None);
@@ -271,6 +297,46 @@ impl Machine {
         }
         self.bundle = Bundle::default();
         self.last_fault == Fault::None
+    }
+
+    /// `SetBundleHint` (asl/block/lifecycle/B.HINT.asl): the ordinary form is
+    /// legal once, in an active block header (else `Fault_BundleControl`
+    /// before any hint state changes); TRACE retires an open block like the
+    /// next BSTART and opens an empty one. Either records the pending hint,
+    /// its payload and bumps the non-functional hint epoch.
+    fn command_hint(&mut self, d: &forms::Decoded, trace: bool, word: u32) -> Result<(), Fault> {
+        let hint = if trace {
+            if self.bundle.active && !self.complete_bundle() {
+                return Ok(()); // the predecessor's fault stands
+            }
+            self.bundle = Bundle {
+                active: true,
+                ..Bundle::default()
+            };
+            HintState {
+                present: true,
+                trace: true,
+                trace_end: d.get("B/E") == 1,
+                ..HintState::default()
+            }
+        } else {
+            if !self.bundle.active || self.bundle.hint.present {
+                return Err(Fault::BundleControl);
+            }
+            HintState {
+                present: true,
+                trace: false,
+                trace_end: false,
+                branch_valid: d.get("V") == 1,
+                branch_likely: d.get("L/UL") == 1,
+                temperature: d.get("temp"),
+                prefetch_size: d.get("prefetch_size"),
+            }
+        };
+        self.bundle.hint = hint;
+        self.last_hint_payload = word;
+        self.hint_epoch += 1;
+        Ok(())
     }
 
     fn command_datr(&mut self, d: &forms::Decoded) -> Result<(), Fault> {

@@ -84,6 +84,8 @@ pub enum FormKind {
     DataAttributes,
     /// BSTOP.
     Stop,
+    /// B.HINT: the ordinary branch/temperature/prefetch form, or TRACE.
+    Hint { trace: bool },
 }
 
 /// One catalog form.
@@ -496,6 +498,53 @@ pub static FORMS: &[Form] = &[
             src1: false,
             dst: true,
         },
+    },
+    Form {
+        form_id: "b_hint_32_69d942ff1583",
+        mnemonic: "B.HINT",
+        variant: None,
+        asm: "B.HINT {BR.{likely, unlikely}, TEMP.{hot, warm, cool, none}, PRFSIZE}",
+        mask: 0x0008_7fff,
+        matches: 0x0000_0033,
+        fields: &[
+            Field {
+                name: "L/UL",
+                width: 1,
+                pieces: &[p(16, 0, 1)],
+            },
+            Field {
+                name: "V",
+                width: 1,
+                pieces: &[p(15, 0, 1)],
+            },
+            Field {
+                name: "prefetch_size",
+                width: 12,
+                pieces: &[p(20, 0, 12)],
+            },
+            Field {
+                name: "temp",
+                width: 2,
+                pieces: &[p(17, 0, 2)],
+            },
+        ],
+        constraints: &[],
+        kind: FormKind::Hint { trace: false },
+    },
+    Form {
+        form_id: "b_hint_32_f7d01d734925",
+        mnemonic: "B.HINT",
+        variant: None,
+        asm: "B.HINT TRACE.{begin, end}",
+        mask: 0xffff_7fff,
+        matches: 0x0000_1033,
+        fields: &[Field {
+            name: "B/E",
+            width: 1,
+            pieces: &[p(15, 0, 1)],
+        }],
+        constraints: &[],
+        kind: FormKind::Hint { trace: true },
     },
     Form {
         form_id: "b_ios_32_4ba5ef98fdaa",

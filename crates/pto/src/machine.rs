@@ -149,6 +149,10 @@ pub struct Machine {
     pub(crate) last_destinations: [Option<u32>; PTO_BUNDLE_TILE_BINDING_COUNT],
     /// `_CurrentACR`.
     pub(crate) current_acr: u8,
+    /// `_BundleHintEpoch` (non-functional: counts recorded hints).
+    pub(crate) hint_epoch: u64,
+    /// `_LastBundleHintPayload`: the last B.HINT word recorded.
+    pub(crate) last_hint_payload: u32,
     /// `_TrapContexts`, one per ring.
     pub(crate) trap_contexts: Vec<TrapContext>,
 }
@@ -177,6 +181,8 @@ impl Machine {
             bundle: Bundle::default(),
             last_destinations: [None; PTO_BUNDLE_TILE_BINDING_COUNT],
             current_acr: 0,
+            hint_epoch: 0,
+            last_hint_payload: 0,
             trap_contexts: vec![TrapContext::default(); PTO_ACR_COUNT],
         }
     }

@@ -15,6 +15,7 @@ const PATH_MNEMONICS: &[&str] = &[
     "B.IOT",
     "B.IOS",
     "B.DATR",
+    "B.HINT",
     "BSTOP",
 ];
 

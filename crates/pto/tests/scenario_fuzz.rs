@@ -36,7 +36,7 @@ fn step() -> impl Strategy<Value = String> {
         (0u64..3, n.clone()).prop_map(|(i, v)| format!("op = \"dimension\"\nindex = {i}\nvalue = \"{v:#x}\"")),
         any::<u32>().prop_map(|w| format!("op = \"command\"\nword = \"{w:#x}\"\nexpect = \"rejected\"")),
         // Words near the real forms: BSTART.TLOAD/TSTORE, B.IOT, B.IOS, B.IOR, B.DATR, BSTOP.
-        (prop::sample::select(vec![0x0001_1181u32, 0x0011_1181, 0x00e1_1181, 0x0031_1181, 0x00a1_1181, 0x6013, 0x5013, 0x1013, 0x13, 0x1023, 0x1]), any::<u32>())
+        (prop::sample::select(vec![0x0001_1181u32, 0x0011_1181, 0x00e1_1181, 0x0031_1181, 0x00a1_1181, 0x33, 0x1033, 0x6013, 0x5013, 0x1013, 0x13, 0x1023, 0x1]), any::<u32>())
             .prop_map(|(base, noise)| format!("op = \"command\"\nword = \"{:#x}\"\nexpect = \"rejected\"", base | (noise & 0xfff8_0f80))),
         Just("op = \"execute\"\nexpect = \"any\"".to_string()),
         (small.clone(), n.clone(), n.clone()).prop_map(|(i, b, s)| format!("op = \"tload\"\nindex = {i}\nbase = \"{b:#x}\"\nstride = \"{s:#x}\"\nexpect = \"any\"")),

@@ -1131,6 +1131,19 @@ mod ext {
                 ))
             }
             "_BundleDataAttributesPresent" => Ok(PredValue::Bool(m.bundle_state().datr.present)),
+            // `_BundleHint` fields, `_BundleHintEpoch`, `_LastBundleHintPayload`.
+            "_BundleHint.present" => Ok(PredValue::Bool(m.bundle_state().hint.present)),
+            "_BundleHint.trace" => Ok(PredValue::Bool(m.bundle_state().hint.trace)),
+            "_BundleHint.branch_valid" => Ok(PredValue::Bool(m.bundle_state().hint.branch_valid)),
+            "_BundleHint.branch_likely" => Ok(PredValue::Bool(m.bundle_state().hint.branch_likely)),
+            "_BundleHint.temperature" => {
+                Ok(PredValue::Num(m.bundle_state().hint.temperature as u64))
+            }
+            "_BundleHint.prefetch_size" => {
+                Ok(PredValue::Num(m.bundle_state().hint.prefetch_size as u64))
+            }
+            "_BundleHintEpoch" => Ok(PredValue::Num(m.bundle_hint_epoch())),
+            "_LastBundleHintPayload" => Ok(PredValue::Num(m.last_bundle_hint_payload() as u64)),
             // The contract predicate is "the code names an assigned DataType"
             // (asl/tile/memory-and-data-movement/regular/TLOAD.asl, TSTORE.asl).
             "InstructionContractDataTypeLegal_TLOAD"
