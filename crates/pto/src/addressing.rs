@@ -4,10 +4,11 @@
 //!
 //! Boundary: this byte-row formula is the TLOAD/TSTORE contract only.
 //! TPREFETCH keeps its logical-element row stride (`TileMemoryStridedIndex`,
-//! asl/block/model/dispatch/tlsu-prefetch.asl) and indexed TLSU
-//! (MGATHER/MSCATTER) keeps its byte displacements
-//! (`TileMemoryByteDisplacementAddress`, asl/tile/model/memory/addressing.asl).
-//! Neither is modelled here and neither may call these functions.
+//! asl/block/model/dispatch/tlsu-prefetch.asl), modelled in
+//! [`crate::prefetch`], and indexed TLSU (MGATHER/MSCATTER) keeps its byte
+//! displacements (`TileMemoryByteDisplacementAddress`,
+//! asl/tile/model/memory/addressing.asl), which the model does not execute.
+//! Neither may call these functions.
 
 use crate::types::DataType;
 

@@ -121,6 +121,25 @@ fn render(d: &Decoded) -> String {
             s
         }
         FormKind::Stop => "BSTOP".into(),
+        FormKind::Hint { trace: true } => format!(
+            "B.HINT TRACE.{}",
+            if d.get("B/E") == 1 { "end" } else { "begin" }
+        ),
+        FormKind::Hint { trace: false } => {
+            let mut items = Vec::new();
+            match (d.get("V"), d.get("L/UL")) {
+                (1, 1) => items.push("BR.likely".to_string()),
+                (1, _) => items.push("BR.unlikely".to_string()),
+                (_, 1) => items.push("L/UL=1".to_string()),
+                _ => {}
+            }
+            items.push(format!(
+                "TEMP.{}",
+                ["none", "cool", "warm", "hot"][d.get("temp") as usize & 3]
+            ));
+            items.push(d.get("prefetch_size").to_string());
+            format!("B.HINT {{{}}}", items.join(", "))
+        }
         FormKind::BundleDimension { lb } => {
             let reg = d.get("RegSrc");
             let imm = d.get("uimm17");
@@ -348,6 +367,87 @@ fn assemble_statement(n: usize, stmt: &str) -> Result<u32, AsmError> {
                 return Err(err(n, "BSTOP takes no operands"));
             }
             encode(n, form_where(|f| f.kind == FormKind::Stop), &[])
+        }
+        "B.HINT" => {
+            let body = rest.trim();
+            if let Some(kind) = body.strip_prefix("TRACE.") {
+                let be = match kind.trim() {
+                    "begin" => 0,
+                    "end" => 1,
+                    k => return Err(err(n, format!("B.HINT TRACE.{k}: want begin or end"))),
+                };
+                let form = form_where(|f| f.kind == FormKind::Hint { trace: true });
+                return encode(n, form, &[("B/E", be)]);
+            }
+            let inner = body
+                .strip_prefix('{')
+                .and_then(|b| b.strip_suffix('}'))
+                .ok_or_else(|| {
+                    err(
+                        n,
+                        "B.HINT takes `{BR.…, TEMP.…, PRFSIZE}` or `TRACE.begin/end`",
+                    )
+                })?;
+            let (mut v, mut l, mut temp, mut size) = (0u64, 0u64, 0u64, 0u64);
+            for item in inner.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+                match item {
+                    "BR.likely" => (v, l) = (1, 1),
+                    "BR.unlikely" => (v, l) = (1, 0),
+                    "L/UL=1" => l = 1,
+                    t if t.starts_with("TEMP.") => {
+                        temp = match &t[5..] {
+                            "none" => 0,
+                            "cool" => 1,
+                            "warm" => 2,
+                            "hot" => 3,
+                            x => return Err(err(n, format!("unknown temperature `TEMP.{x}`"))),
+                        }
+                    }
+                    num => {
+                        size = parse_number(num)
+                            .ok_or_else(|| err(n, format!("unknown B.HINT item `{num}`")))?
+                    }
+                }
+            }
+            let form = form_where(|f| f.kind == FormKind::Hint { trace: false });
+            encode(
+                n,
+                form,
+                &[
+                    ("V", v),
+                    ("L/UL", l),
+                    ("temp", temp),
+                    ("prefetch_size", size),
+                ],
+            )
+        }
+        "BSTART.TPREFETCH" => {
+            let dt = parse_data_type(rest.trim())
+                .ok_or_else(|| err(n, format!("unknown data type `{}`", rest.trim())))?;
+            let form = form_where(|f| f.kind == FormKind::BundleStart { function: 3 });
+            encode(n, form, &[("DataType", dt as u64)])
+        }
+        "BSTART.TMOV" => {
+            // Only the Shared TMOV variants (Functions 9–12) are in the table.
+            let text = rest.to_string();
+            let Some(i) = text.find('[') else {
+                return Err(err(
+                    n,
+                    "BSTART.TMOV needs its variant, e.g. `[TMOV.L2S.PUBLISH form]`",
+                ));
+            };
+            let variant = text[i..]
+                .trim()
+                .strip_prefix('[')
+                .and_then(|v| v.strip_suffix(" form]"))
+                .unwrap_or("");
+            let dt = parse_data_type(text[..i].trim())
+                .ok_or_else(|| err(n, format!("unknown data type `{}`", text[..i].trim())))?;
+            let form = FORMS
+                .iter()
+                .find(|f| f.mnemonic == "BSTART.TMOV" && f.variant == Some(variant))
+                .ok_or_else(|| err(n, format!("unknown form variant `{}`", text[i..].trim())))?;
+            encode(n, form, &[("DataType", dt as u64)])
         }
         "BSTART.TLOAD" | "BSTART.TSTORE" | "BSTART.TSTORE.SPART" => {
             let mut text = rest.to_string();

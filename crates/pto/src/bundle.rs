@@ -89,6 +89,20 @@ pub struct Operation {
     pub data_type: u32,
 }
 
+/// `_BundleHint`: the pending B.HINT of the open block (non-functional).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HintState {
+    pub present: bool,
+    pub trace: bool,
+    /// TRACE form: false begin, true end.
+    pub trace_end: bool,
+    pub branch_valid: bool,
+    pub branch_likely: bool,
+    /// `temp`: 0 none, 1 cool, 2 warm, 3 hot.
+    pub temperature: u32,
+    pub prefetch_size: u32,
+}
+
 /// Bundle control and header state.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Bundle {
@@ -101,6 +115,7 @@ pub struct Bundle {
     pub shared_bindings: [SharedBinding; 4],
     pub scalar: ScalarBinding,
     pub zero_participation_seen: bool,
+    pub hint: HintState,
 }
 
 impl Bundle {
@@ -175,6 +190,16 @@ impl Machine {
         &self.bundle
     }
 
+    /// `_BundleHintEpoch`.
+    pub fn bundle_hint_epoch(&self) -> u64 {
+        self.hint_epoch
+    }
+
+    /// `_LastBundleHintPayload`.
+    pub fn last_bundle_hint_payload(&self) -> u32 {
+        self.last_hint_payload
+    }
+
     /// `ExecuteCommandInstruction(word, 32)`: decode, check operands, apply
     /// the command. An undecodable word or reserved field value is
     /// `Rejected` with `Fault_IllegalInstruction`.
@@ -226,6 +251,7 @@ impl Machine {
                 }
             }
             FormKind::TileIo { src0, src1, dst } => self.command_iot(&d, src0, src1, dst),
+            FormKind::Hint { trace } => self.command_hint(&d, trace, word),
         };
         if let Err(f) = r {
             self.set_fault(f, None);
@@ -271,6 +297,46 @@ impl Machine {
         }
         self.bundle = Bundle::default();
         self.last_fault == Fault::None
+    }
+
+    /// `SetBundleHint` (asl/block/lifecycle/B.HINT.asl): the ordinary form is
+    /// legal once, in an active block header (else `Fault_BundleControl`
+    /// before any hint state changes); TRACE retires an open block like the
+    /// next BSTART and opens an empty one. Either records the pending hint,
+    /// its payload and bumps the non-functional hint epoch.
+    fn command_hint(&mut self, d: &forms::Decoded, trace: bool, word: u32) -> Result<(), Fault> {
+        let hint = if trace {
+            if self.bundle.active && !self.complete_bundle() {
+                return Ok(()); // the predecessor's fault stands
+            }
+            self.bundle = Bundle {
+                active: true,
+                ..Bundle::default()
+            };
+            HintState {
+                present: true,
+                trace: true,
+                trace_end: d.get("B/E") == 1,
+                ..HintState::default()
+            }
+        } else {
+            if !self.bundle.active || self.bundle.hint.present {
+                return Err(Fault::BundleControl);
+            }
+            HintState {
+                present: true,
+                trace: false,
+                trace_end: false,
+                branch_valid: d.get("V") == 1,
+                branch_likely: d.get("L/UL") == 1,
+                temperature: d.get("temp"),
+                prefetch_size: d.get("prefetch_size"),
+            }
+        };
+        self.bundle.hint = hint;
+        self.last_hint_payload = word;
+        self.hint_epoch += 1;
+        Ok(())
     }
 
     fn command_datr(&mut self, d: &forms::Decoded) -> Result<(), Fault> {
@@ -412,6 +478,9 @@ impl Machine {
         {
             return Ok(());
         }
+        if b.op.function == crate::prefetch::TPREFETCH_FUNCTION {
+            return self.run_tprefetch();
+        }
         if b.datr.present && is_cube_conversion(b.datr.layout) {
             return self.run_cube_transport();
         }
@@ -426,6 +495,47 @@ impl Machine {
             return Ok(());
         }
         self.run_local_tlsu()
+    }
+
+    /// `ExecuteBundleTPREFETCHOperation`: no tile or Shared binding, every
+    /// PE takes part with its own B.IOR base and element row stride.
+    fn run_tprefetch(&mut self) -> Result<(), Fault> {
+        let dt = self.effective_data_type().ok_or(Fault::TileLegality)?;
+        let b = &self.bundle;
+        let dims_legal = (0..3).all(|i| !b.dim_present[i] || (1..=65535).contains(&b.dims[i]));
+        if b.tile_binding_count() != 0
+            || b.shared_binding_count() != 0
+            || !self.scalar_schema_legal()
+            || !dims_legal
+            || !self.datr_legal_for_tlsu()
+        {
+            return Err(Fault::TileLegality);
+        }
+        // The destination-free TLOAD defaults: LB0 = 1, LB1 = 1, LB2 = LB0.
+        let vc = b.dim_in_range(0).unwrap_or(1);
+        let vr = b.dim_in_range(1).unwrap_or(1);
+        let columns = b.dim_in_range(2).unwrap_or(vc);
+        let shape = crate::prefetch::PrefetchShape {
+            valid_columns: vc,
+            valid_rows: vr,
+            columns,
+        };
+        let s = b.scalar;
+        let mut bases = [0u64; PTO_MODEL_MEMORY_AGENTS];
+        let mut strides = [columns; PTO_MODEL_MEMORY_AGENTS];
+        let source = if s.valid {
+            StrideSource::Encoded
+        } else {
+            StrideSource::Omitted
+        };
+        for pe in 0..PTO_MODEL_MEMORY_AGENTS {
+            if s.valid {
+                bases[pe] = self.read_pe_gpr(pe, s.source0);
+                strides[pe] = self.read_pe_gpr(pe, s.source1);
+            }
+            self.record_prefetch_operands(pe, dt, shape, bases[pe], strides[pe], source);
+        }
+        self.tprefetch_core(bases, strides, shape, dt)
     }
 
     /// `ResolveBundleEffectiveDataType`: a concrete B.DATR type wins over
@@ -510,6 +620,8 @@ impl Machine {
                 valid_columns: vc,
                 base,
                 row_stride_bytes: stride,
+                row_stride_elements: 0,
+                prefetch: false,
                 stride_source: source,
                 shared: None,
             });
@@ -665,6 +777,7 @@ impl Machine {
                 tb.allocated_by_bundle = false;
             }
         }
+        self.trap_context_follow_rollback();
     }
 
     /// Per-PE base/stride of every PE (only selected ones are used).

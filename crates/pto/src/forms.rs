@@ -84,6 +84,8 @@ pub enum FormKind {
     DataAttributes,
     /// BSTOP.
     Stop,
+    /// B.HINT: the ordinary branch/temperature/prefetch form, or TRACE.
+    Hint { trace: bool },
 }
 
 /// One catalog form.
@@ -258,6 +260,88 @@ pub static FORMS: &[Form] = &[
         kind: FormKind::BundleStart { function: 14 },
     },
     Form {
+        form_id: "bstart_tprefetch_32_d5f83e5aadf6",
+        mnemonic: "BSTART.TPREFETCH",
+        variant: None,
+        asm: "BSTART.TPREFETCH DataType",
+        mask: 0x07ff_ffff,
+        matches: 0x0031_1181,
+        fields: &[DATA_TYPE_27],
+        constraints: &[Constraint {
+            field: "DataType",
+            values: CONCRETE_DATA_TYPES,
+        }],
+        kind: FormKind::BundleStart { function: 3 },
+    },
+    // Shared TMOV (TLSU Function 9): decoded as the snapshot decodes it;
+    // execution without its B.IOS binder is Fault_TileLegality, and the
+    // movement itself is not modelled (withdrawn upstream, ADR-0107).
+    Form {
+        form_id: "bstart_tmov_32_211446509efb",
+        mnemonic: "BSTART.TMOV",
+        variant: Some("TMOV.L2S.INSERT"),
+        asm: "BSTART.TMOV DataType",
+        mask: 0x07ff_ffff,
+        matches: 0x0091_1181,
+        fields: &[DATA_TYPE_27],
+        constraints: &[Constraint {
+            field: "DataType",
+            values: DATR_DATA_TYPES,
+        }],
+        kind: FormKind::BundleStart { function: 9 },
+    },
+    // Shared TMOV (TLSU Function 10): decoded as the snapshot decodes it;
+    // execution without its B.IOS binder is Fault_TileLegality, and the
+    // movement itself is not modelled (withdrawn upstream, ADR-0107).
+    Form {
+        form_id: "bstart_tmov_32_211446509efb",
+        mnemonic: "BSTART.TMOV",
+        variant: Some("TMOV.L2S.PUBLISH"),
+        asm: "BSTART.TMOV DataType",
+        mask: 0x07ff_ffff,
+        matches: 0x00a1_1181,
+        fields: &[DATA_TYPE_27],
+        constraints: &[Constraint {
+            field: "DataType",
+            values: DATR_DATA_TYPES,
+        }],
+        kind: FormKind::BundleStart { function: 10 },
+    },
+    // Shared TMOV (TLSU Function 11): decoded as the snapshot decodes it;
+    // execution without its B.IOS binder is Fault_TileLegality, and the
+    // movement itself is not modelled (withdrawn upstream, ADR-0107).
+    Form {
+        form_id: "bstart_tmov_32_211446509efb",
+        mnemonic: "BSTART.TMOV",
+        variant: Some("TMOV.S2L.BROADCAST"),
+        asm: "BSTART.TMOV DataType",
+        mask: 0x07ff_ffff,
+        matches: 0x00b1_1181,
+        fields: &[DATA_TYPE_27],
+        constraints: &[Constraint {
+            field: "DataType",
+            values: DATR_DATA_TYPES,
+        }],
+        kind: FormKind::BundleStart { function: 11 },
+    },
+    // Shared TMOV (TLSU Function 12): decoded as the snapshot decodes it;
+    // execution without its B.IOS binder is Fault_TileLegality, and the
+    // movement itself is not modelled (withdrawn upstream, ADR-0107).
+    Form {
+        form_id: "bstart_tmov_32_211446509efb",
+        mnemonic: "BSTART.TMOV",
+        variant: Some("TMOV.S2L.EXTRACT"),
+        asm: "BSTART.TMOV DataType",
+        mask: 0x07ff_ffff,
+        matches: 0x00c1_1181,
+        fields: &[DATA_TYPE_27],
+        constraints: &[Constraint {
+            field: "DataType",
+            values: DATR_DATA_TYPES,
+        }],
+        kind: FormKind::BundleStart { function: 12 },
+    },
+    Form {
         form_id: "b_dim_32_27602ab68929",
         mnemonic: "B.DIM",
         variant: None,
@@ -414,6 +498,53 @@ pub static FORMS: &[Form] = &[
             src1: false,
             dst: true,
         },
+    },
+    Form {
+        form_id: "b_hint_32_69d942ff1583",
+        mnemonic: "B.HINT",
+        variant: None,
+        asm: "B.HINT {BR.{likely, unlikely}, TEMP.{hot, warm, cool, none}, PRFSIZE}",
+        mask: 0x0008_7fff,
+        matches: 0x0000_0033,
+        fields: &[
+            Field {
+                name: "L/UL",
+                width: 1,
+                pieces: &[p(16, 0, 1)],
+            },
+            Field {
+                name: "V",
+                width: 1,
+                pieces: &[p(15, 0, 1)],
+            },
+            Field {
+                name: "prefetch_size",
+                width: 12,
+                pieces: &[p(20, 0, 12)],
+            },
+            Field {
+                name: "temp",
+                width: 2,
+                pieces: &[p(17, 0, 2)],
+            },
+        ],
+        constraints: &[],
+        kind: FormKind::Hint { trace: false },
+    },
+    Form {
+        form_id: "b_hint_32_f7d01d734925",
+        mnemonic: "B.HINT",
+        variant: None,
+        asm: "B.HINT TRACE.{begin, end}",
+        mask: 0xffff_7fff,
+        matches: 0x0000_1033,
+        fields: &[Field {
+            name: "B/E",
+            width: 1,
+            pieces: &[p(15, 0, 1)],
+        }],
+        constraints: &[],
+        kind: FormKind::Hint { trace: true },
     },
     Form {
         form_id: "b_ios_32_4ba5ef98fdaa",
@@ -643,12 +774,14 @@ pub fn tile_size_code_bytes(code: u32) -> Option<u64> {
 }
 
 /// TLSU tile-operation selectors (tile-operations.json, family TLSU):
-/// function 0 TLOAD, 1 TSTORE; 15..31 reserved. Function 14 (TSTORE.SPART)
+/// function 0 TLOAD, 1 TSTORE, 3 TPREFETCH; 15..31 reserved. Functions
+/// 9–12 (Shared TMOV) decode but name no operation the model executes. Function 14 (TSTORE.SPART)
 /// decodes to TSTORE (`BundleOperationDecodeCode`).
 pub fn tlsu_operation_name(function: u32) -> Option<&'static str> {
     match function {
         0 => Some("TLOAD"),
         1 | 14 => Some("TSTORE"),
+        3 => Some("TPREFETCH"),
         _ => None,
     }
 }

@@ -101,6 +101,51 @@ impl GlobalMemory {
         }
     }
 
+    /// `[addr, addr + len)` as one slice when it lies in one backing
+    /// allocation (dense memory, or one present page); bounds checked by
+    /// the caller. Lets a many-row copy look the memory up once.
+    pub fn contiguous(&self, addr: u64, len: u64) -> Option<&[u8]> {
+        if len == 0 {
+            return None;
+        }
+        match &self.store {
+            Store::Dense(v) => v.get(addr as usize..(addr + len) as usize),
+            Store::Table(t) => {
+                let last = addr + len - 1;
+                if addr >> PAGE_BITS != last >> PAGE_BITS {
+                    return None;
+                }
+                let off = (addr & (PAGE_BYTES - 1)) as usize;
+                t[(addr >> PAGE_BITS) as usize]
+                    .as_ref()
+                    .map(|p| &p[off..off + len as usize])
+            }
+            Store::Sparse(_) => None,
+        }
+    }
+
+    /// Mutable [`GlobalMemory::contiguous`] (`None` also when the page was
+    /// never written: the caller then writes through `write_slice`).
+    pub fn contiguous_mut(&mut self, addr: u64, len: u64) -> Option<&mut [u8]> {
+        if len == 0 {
+            return None;
+        }
+        match &mut self.store {
+            Store::Dense(v) => v.get_mut(addr as usize..(addr + len) as usize),
+            Store::Table(t) => {
+                let last = addr + len - 1;
+                if addr >> PAGE_BITS != last >> PAGE_BITS {
+                    return None;
+                }
+                let off = (addr & (PAGE_BYTES - 1)) as usize;
+                t[(addr >> PAGE_BITS) as usize]
+                    .as_mut()
+                    .map(|p| &mut p[off..off + len as usize])
+            }
+            Store::Sparse(_) => None,
+        }
+    }
+
     /// Copies `dst.len()` bytes from `addr` (bounds checked by the caller).
     pub fn read_slice(&self, addr: u64, dst: &mut [u8]) {
         match &self.store {

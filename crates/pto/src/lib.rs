@@ -21,6 +21,10 @@
 //!   (`asl/tile/model/memory/load-store.asl`, `shared-movement.asl`).
 //! - [`bundle`]: the bundle machine: command execution, bindings, commit
 //!   (`asl/block/model/**`).
+//! - [`trap`]: trap contexts saved by a fault and `RecoverTrapContext`
+//!   (`asl/arch/state/trap-context.asl`, `asl/arch/profile/trap-context-recovery.asl`).
+//! - [`prefetch`]: TPREFETCH, whose row stride counts elements (the other
+//!   side of ADR 0074's boundary; `asl/tile/model/memory/gather-scatter.asl`).
 //! - `rows` (private): the row-run fast path of [`memory`], observably
 //!   identical to its per-element path (property-tested).
 //!
@@ -28,7 +32,8 @@
 //! [`addressing::tile_memory_strided_byte_address`] (ADR 0074's byte row
 //! stride) except under the opt-in `--element-stride` what-if; nothing but
 //! [`forms::FORMS`] knows an encoding; a faulting transfer changes nothing
-//! but `_LastFault` (complete preflight before the first effect).
+//! but `_LastFault` and the trap context (complete preflight before the
+//! first effect), and `RecoverTrapContext` reissues it whole.
 
 pub mod addressing;
 pub mod asm;
@@ -38,10 +43,12 @@ pub mod forms;
 pub mod gm;
 pub mod machine;
 pub mod memory;
+pub mod prefetch;
 mod rows;
 pub mod scenario;
 pub mod shared;
 pub mod tile;
+pub mod trap;
 pub mod types;
 
 pub use machine::{

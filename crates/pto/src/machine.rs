@@ -9,6 +9,7 @@ use crate::forms;
 use crate::gm::GlobalMemory;
 use crate::shared::{self, SharedTileInfo};
 use crate::tile::{self, TileInfo};
+use crate::trap::{TrapContext, PTO_ACR_COUNT};
 use crate::types::{DataType, Fault, TileLayout, TileLocation};
 
 /// `PTO_ABSOLUTE_GPR_COUNT`: GPRs of one PE (GPR 0 reads zero).
@@ -96,9 +97,9 @@ pub enum StrideSource {
     Encoded,
 }
 
-/// One PE's part of an attempted TLOAD/TSTORE, as the model resolved it
-/// (for the stride-unit warning and reports). Recorded before preflight, so
-/// faulting transfers appear too.
+/// One PE's part of an attempted TLOAD/TSTORE or TPREFETCH, as the model
+/// resolved it (for the stride-unit warning and reports). Recorded before
+/// preflight, so faulting transfers appear too.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TransferInfo {
     pub pe: usize,
@@ -108,7 +109,12 @@ pub struct TransferInfo {
     pub valid_rows: u64,
     pub valid_columns: u64,
     pub base: u64,
+    /// TLOAD/TSTORE: the row stride, in bytes (ADR 0074). 0 for TPREFETCH.
     pub row_stride_bytes: u64,
+    /// TPREFETCH: the row stride, in logical elements. 0 for TLOAD/TSTORE.
+    pub row_stride_elements: u64,
+    /// A TPREFETCH (`store` is then false).
+    pub prefetch: bool,
     pub stride_source: StrideSource,
     /// Shared register for Shared transfers.
     pub shared: Option<u8>,
@@ -141,6 +147,14 @@ pub struct Machine {
     /// Destinations of the last bundle that committed, kept after BSTOP
     /// clears the header state (for `bundle_destination_tile`).
     pub(crate) last_destinations: [Option<u32>; PTO_BUNDLE_TILE_BINDING_COUNT],
+    /// `_CurrentACR`.
+    pub(crate) current_acr: u8,
+    /// `_BundleHintEpoch` (non-functional: counts recorded hints).
+    pub(crate) hint_epoch: u64,
+    /// `_LastBundleHintPayload`: the last B.HINT word recorded.
+    pub(crate) last_hint_payload: u32,
+    /// `_TrapContexts`, one per ring.
+    pub(crate) trap_contexts: Vec<TrapContext>,
 }
 
 impl Machine {
@@ -166,6 +180,10 @@ impl Machine {
             events: Vec::new(),
             bundle: Bundle::default(),
             last_destinations: [None; PTO_BUNDLE_TILE_BINDING_COUNT],
+            current_acr: 0,
+            hint_epoch: 0,
+            last_hint_payload: 0,
+            trap_contexts: vec![TrapContext::default(); PTO_ACR_COUNT],
         }
     }
 
@@ -497,8 +515,10 @@ impl Machine {
         self.last_fault_addr
     }
 
-    /// `SetFault(code, addr)`; `Fault::None` is `ClearFault`.
+    /// `SetFault(code, addr)`: a real fault also saves the trap context of
+    /// its target ring (`SetFaultWithCause`); `Fault::None` is `ClearFault`.
     pub fn set_fault(&mut self, fault: Fault, addr: Option<u64>) {
+        self.trap_on_fault(fault);
         self.last_fault = fault;
         self.last_fault_addr = if fault == Fault::None { None } else { addr };
     }

@@ -157,7 +157,7 @@ impl Machine {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn log(
+    pub(crate) fn log(
         &mut self,
         pe: usize,
         addr: u64,
@@ -372,11 +372,29 @@ impl Machine {
         if let Some(span) = self.uniform_rows(t) {
             if self.uniform_rows_ok(t, base, stride, span) {
                 let vc = t.valid_columns as usize;
-                for r in 0..t.valid_rows {
-                    let p0 = (r * t.columns) as usize;
-                    let rb = base.wrapping_add(r.wrapping_mul(stride));
-                    self.gm.read_slice(rb, t.payload.slots_mut(p0, vc));
-                    t.defined.set_range(p0, vc);
+                let foot = (t.valid_rows - 1) * stride + span;
+                if let Some(src) = self.gm.contiguous(base, foot) {
+                    // One lookup for the whole footprint; rows copy from it.
+                    let (stride, span) = (stride as usize, span as usize);
+                    for r in 0..t.valid_rows as usize {
+                        let p0 = r * t.columns as usize;
+                        t.payload
+                            .slots_mut(p0, vc)
+                            .copy_from_slice(&src[r * stride..r * stride + span]);
+                    }
+                } else {
+                    for r in 0..t.valid_rows {
+                        let p0 = (r * t.columns) as usize;
+                        let rb = base.wrapping_add(r.wrapping_mul(stride));
+                        self.gm.read_slice(rb, t.payload.slots_mut(p0, vc));
+                    }
+                }
+                if t.columns as usize == vc {
+                    t.defined.set_range(0, vc * t.valid_rows as usize);
+                } else {
+                    for r in 0..t.valid_rows as usize {
+                        t.defined.set_range(r * t.columns as usize, vc);
+                    }
                 }
                 self.log_rectangle(pe, t, base, stride, false);
                 return true;
@@ -475,6 +493,8 @@ impl Machine {
                 valid_columns: t.valid_columns,
                 base,
                 row_stride_bytes: stride,
+                prefetch: false,
+                row_stride_elements: 0,
                 stride_source: source,
                 shared,
             });
@@ -546,10 +566,20 @@ impl Machine {
                 // Rows in order: with a small or zero stride the last row
                 // written wins, as in the ASL's row loop.
                 let vc = t.valid_columns as usize;
-                for r in 0..t.valid_rows {
-                    let p0 = (r * t.columns) as usize;
-                    let rb = base.wrapping_add(r.wrapping_mul(stride));
-                    self.gm.write_slice(rb, t.payload.slots(p0, vc));
+                let foot = (t.valid_rows - 1) * stride + span;
+                if let Some(dst) = self.gm.contiguous_mut(base, foot) {
+                    // One lookup for the whole footprint; rows in order.
+                    let (stride, span) = (stride as usize, span as usize);
+                    for r in 0..t.valid_rows as usize {
+                        let p0 = r * t.columns as usize;
+                        dst[r * stride..r * stride + span].copy_from_slice(t.payload.slots(p0, vc));
+                    }
+                } else {
+                    for r in 0..t.valid_rows {
+                        let p0 = (r * t.columns) as usize;
+                        let rb = base.wrapping_add(r.wrapping_mul(stride));
+                        self.gm.write_slice(rb, t.payload.slots(p0, vc));
+                    }
                 }
                 self.log_rectangle(pe, t, base, stride, true);
                 return Ok(());

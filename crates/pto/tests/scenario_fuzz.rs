@@ -16,6 +16,13 @@ fn step() -> impl Strategy<Value = String> {
     prop_oneof![
         Just("op = \"reset\"".to_string()),
         Just("op = \"reset-bundle\"".to_string()),
+        (n.clone(), n.clone(), 0u64..70, 0u64..70, 0u64..70)
+            .prop_map(|(b, s, vc, vr, c)| format!("op = \"tprefetch\"\nbase = \"{b:#x}\"\nstride_elements = \"{s:#x}\"\nvalid_cols = {vc}\nvalid_rows = {vr}\ncols = {c}\ndtype = \"U8\"\nexpect = \"any\"")),
+        (0u64..16, prop::sample::select(vec!["1111", "1000", "0000"])).prop_map(|(n, m)| format!("op = \"expect-binding\"\nn = {n}\npe_mask = \"{m}\"\ndestination_size = {n}")),
+        (0u64..4, prop::sample::select(vec!["0001", "0110"])).prop_map(|(n, m)| format!("op = \"expect-shared-binding\"\nn = {n}\npe_mask = \"{m}\"\nsize_code = {n}\nvalid = true")),
+        (0u64..6).prop_map(|c| format!("op = \"expect-shared-binding-count\"\ncount = {c}")),
+        prop::sample::select(vec!["CurrentBundlePadValue", "CurrentBundleDataTypeCode", "_BundleDataAttributesPresent", "PTO_MODEL_TILE_ELEMENTS", "PackedTileLogicalCapacity"])
+            .prop_map(|n| format!("op = \"expect-predicate\"\nname = \"{n}\"\nargs = [\"128\", \"U4X2\"]\nvalue = \"TilePad_Null\"")),
         (0u64..4, 0u64..24, n.clone()).prop_map(|(pe, r, v)| format!("op = \"gpr\"\npe = {pe}\nreg = {r}\nvalue = \"{v:#x}\"")),
         (n.clone(), any::<u8>()).prop_map(|(a, b)| format!("op = \"memory\"\naddr = \"{a:#x}\"\nbytes = \"{b:02x}\"")),
         (n.clone(), prop::sample::select(vec![1u64, 2, 4, 8]), n.clone())
@@ -29,7 +36,7 @@ fn step() -> impl Strategy<Value = String> {
         (0u64..3, n.clone()).prop_map(|(i, v)| format!("op = \"dimension\"\nindex = {i}\nvalue = \"{v:#x}\"")),
         any::<u32>().prop_map(|w| format!("op = \"command\"\nword = \"{w:#x}\"\nexpect = \"rejected\"")),
         // Words near the real forms: BSTART.TLOAD/TSTORE, B.IOT, B.IOS, B.IOR, B.DATR, BSTOP.
-        (prop::sample::select(vec![0x0001_1181u32, 0x0011_1181, 0x00e1_1181, 0x6013, 0x5013, 0x1013, 0x13, 0x1023, 0x1]), any::<u32>())
+        (prop::sample::select(vec![0x0001_1181u32, 0x0011_1181, 0x00e1_1181, 0x0031_1181, 0x00a1_1181, 0x33, 0x1033, 0x6013, 0x5013, 0x1013, 0x13, 0x1023, 0x1]), any::<u32>())
             .prop_map(|(base, noise)| format!("op = \"command\"\nword = \"{:#x}\"\nexpect = \"rejected\"", base | (noise & 0xfff8_0f80))),
         Just("op = \"execute\"\nexpect = \"any\"".to_string()),
         (small.clone(), n.clone(), n.clone()).prop_map(|(i, b, s)| format!("op = \"tload\"\nindex = {i}\nbase = \"{b:#x}\"\nstride = \"{s:#x}\"\nexpect = \"any\"")),
@@ -38,10 +45,19 @@ fn step() -> impl Strategy<Value = String> {
             .prop_map(|(id, t, m)| format!("op = \"shared-tile\"\nid = {id}\nfrom_tile = {t}\nmask = \"{m}\"")),
         (small.clone(), 0u64..40, 0u64..40).prop_map(|(i, r, c)| format!("op = \"expect-tile-element\"\nindex = {i}\nrow = {r}\ncol = {c}\nvalue = 0")),
         (0u64..256, n.clone()).prop_map(|(id, k)| format!("op = \"expect-tile-element\"\nshared = {id}\nstorage = \"{k:#x}\"\nvalue = 0")),
+        (0u64..256, n.clone(), n.clone()).prop_map(|(id, r, c)| format!("op = \"expect-tile-element\"\nshared = {id}\nrow = \"{r:#x}\"\ncol = \"{c:#x}\"\nvalue = 0")),
         (0u64..4).prop_map(|b| format!("op = \"expect-tile\"\nbinding = {b}\nallocated = true\ndefined_valid_elements = 1")),
         (n.clone(), prop::sample::select(vec![1u64, 2, 4, 8])).prop_map(|(a, s)| format!("op = \"expect-load\"\naddr = \"{a:#x}\"\nsize = {s}\nvalue = 0")),
         Just("op = \"expect-capacity-in-use\"\nbytes = 0".to_string()),
         Just("op = \"clear-fault\"".to_string()),
+        Just("op = \"reset-bundle\"".to_string()),
+        (0u64..16, prop::sample::select(vec!["1111", "1000", "0000"])).prop_map(|(n, m)| format!("op = \"expect-binding\"\nn = {n}\npe_mask = \"{m}\"\ndestination_size = {n}")),
+        (0u64..4, prop::sample::select(vec!["0001", "0110"])).prop_map(|(n, m)| format!("op = \"expect-shared-binding\"\nn = {n}\npe_mask = \"{m}\"\nsize_code = {n}\nvalid = true")),
+        (0u64..6).prop_map(|c| format!("op = \"expect-shared-binding-count\"\ncount = {c}")),
+        prop::sample::select(vec!["CurrentBundlePadValue", "CurrentBundleDataTypeCode", "_BundleDataAttributesPresent", "PTO_MODEL_TILE_ELEMENTS", "PackedTileLogicalCapacity"])
+            .prop_map(|n| format!("op = \"expect-predicate\"\nname = \"{n}\"\nargs = [\"128\", \"U4X2\"]\nvalue = \"TilePad_Null\"")),
+        (0u64..16, any::<bool>()).prop_map(|(c, e)| format!("op = \"recover-trap\"\ncontext = {c}\nexpect = {e}")),
+        (0u64..16, any::<bool>()).prop_map(|(c, v)| format!("op = \"expect-trap-context\"\ncontext = {c}\nvalid = {v}\nallocated_by_bundle = false")),
     ]
 }
 

@@ -192,6 +192,34 @@ fn json_output_parses_and_counts_failures() {
 }
 
 #[test]
+fn json_with_a_malformed_file_is_still_one_object_listing_it_and_exits_2() {
+    let ok = scratch("pto_cli_json_malformed", "ok.toml", PASSING);
+    let bad = scratch(
+        "pto_cli_json_malformed",
+        "bad.toml",
+        "[[step]]\nop = \"store\"\naddr = 1\nsize = 3\nvalue = 0\n",
+    );
+    let o = run(&["pto", "run", "--json", s(&ok), s(&bad)]);
+    assert_eq!(o.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .expect("--json prints one JSON object even with a malformed file");
+    assert_eq!(v["passed"], false);
+    assert_eq!(v["files_run"], 1, "the well-formed file still runs");
+    assert_eq!(v["files"][0]["passed"], true);
+    assert_eq!(v["malformed_count"], 1);
+    let m = &v["malformed"][0];
+    assert_eq!(m["file"], s(&bad));
+    assert_eq!(m["step"], 1);
+    assert!(m["reason"].as_str().unwrap().contains("size"), "{m}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        err.lines().filter(|l| l.starts_with("subword: ")).count(),
+        1,
+        "{err}"
+    );
+}
+
+#[test]
 fn warnings_go_to_stderr_and_do_not_change_the_status() {
     let o = run(&[
         "pto",

@@ -293,6 +293,30 @@ impl Runner {
                 }
                 Err(e) => self.fail("the direct TSTORE handler", e),
             },
+            Op::TPrefetch {
+                base,
+                stride_elements,
+                valid_cols,
+                valid_rows,
+                cols,
+                dtype,
+                expect,
+            } => {
+                let dt = DataType::from_str(dtype).unwrap_or(DataType::U8);
+                let shape = crate::prefetch::PrefetchShape {
+                    valid_columns: *valid_cols,
+                    valid_rows: *valid_rows,
+                    columns: *cols,
+                };
+                let r = self.m.tprefetch_all_pes(*base, *stride_elements, shape, dt);
+                if let Err(f) = r {
+                    if self.m.last_fault() != f {
+                        self.m.set_fault(f, None);
+                    }
+                }
+                self.check_exec(expect, r.is_ok());
+                self.after_transfer();
+            }
             Op::Fault { code, addr } => self.m.set_fault(fault_from(code), *addr),
             Op::ClearFault => self.m.clear_fault(),
             Op::CaptureEvents { pe } => {
@@ -443,15 +467,58 @@ impl Runner {
                 Ok(n) => self.check("BundleTileBindingCount", *count, n, |x| x.to_string()),
                 Err(e) => self.fail(format!("BundleTileBindingCount {count}"), e),
             },
-            Op::ExpectSharedBinding { n, consumed } => {
-                match ext::shared_binding_consumed(&self.m, *n) {
-                    Ok(b) => self.check(
-                        &format!("Shared binding {n} consumed ="),
-                        *consumed,
-                        b,
+            Op::ExpectSharedBindingCount { count } => {
+                let n = self
+                    .m
+                    .bundle_state()
+                    .shared_bindings
+                    .iter()
+                    .filter(|b| b.valid)
+                    .count() as u64;
+                self.check("BundleSharedBindingCount", *count, n, |x| x.to_string());
+            }
+            Op::ExpectSharedBinding { n, fields } => {
+                let b = self.m.bundle_state().shared_bindings[*n as usize];
+                let mask = |m: &u8| format!("{m:04b}");
+                let what = |f: &str| format!("_BundleSharedBindings[[{n}]].{f} =");
+                if let Some(v) = fields.valid {
+                    self.check(&what("valid"), v, b.valid, |x| x.to_string());
+                }
+                if let Some(v) = fields.size {
+                    self.check(&what("size_code"), v, b.size_code as u64, |x| x.to_string());
+                }
+                if let Some(v) = fields.pe_mask {
+                    self.check(&what("pe_mask"), v, b.pe_mask, mask);
+                }
+                if let Some(v) = fields.consumed {
+                    self.check(&what("consumed"), v, b.consumed, |x| x.to_string());
+                }
+                if let Some(v) = fields.shared_id {
+                    self.check(&what("shared_id"), v, b.shared_id as u64, |x| x.to_string());
+                }
+            }
+            Op::ExpectBinding { n, fields } => {
+                let b = self.m.bundle_state().tile_bindings[*n as usize];
+                let mask = |m: &u8| format!("{m:04b}");
+                let what = |f: &str| format!("_BundleTileBindings[[{n}]].{f} =");
+                if let Some(v) = fields.valid {
+                    self.check(&what("valid"), v, b.valid, |x| x.to_string());
+                }
+                if let Some(v) = fields.destination_valid {
+                    self.check(&what("destination_valid"), v, b.destination_valid, |x| {
+                        x.to_string()
+                    });
+                }
+                if let Some(v) = fields.size {
+                    self.check(
+                        &what("destination_size"),
+                        v,
+                        b.destination_size as u64,
                         |x| x.to_string(),
-                    ),
-                    Err(e) => self.fail(format!("Shared binding {n} consumed = {consumed}"), e),
+                    );
+                }
+                if let Some(v) = fields.pe_mask {
+                    self.check(&what("pe_mask"), v, b.pe_mask, mask);
                 }
             }
             Op::ExpectTrapContext {
@@ -481,13 +548,13 @@ impl Runner {
                     Ok(got) => {
                         if got != *value {
                             self.fail(
-                                format!("{name}({}) = {}", args_str(args), pred_str(*value)),
-                                pred_str(got),
+                                format!("{name}({}) = {}", args_str(args), pred_str(value)),
+                                pred_str(&got),
                             );
                         }
                     }
                     Err(e) => self.fail(
-                        format!("{name}({}) = {}", args_str(args), pred_str(*value)),
+                        format!("{name}({}) = {}", args_str(args), pred_str(value)),
                         e,
                     ),
                 }
@@ -496,6 +563,7 @@ impl Runner {
                 pe,
                 base,
                 stride,
+                stride_elements,
                 source,
             } => {
                 let pe = pe.unwrap_or_else(|| self.m.current_pe());
@@ -510,12 +578,34 @@ impl Runner {
                     self.check(&format!("PE{pe} base address"), *b, t.base, |x| hex(*x));
                 }
                 if let Some(st) = stride {
-                    self.check(
-                        &format!("PE{pe} row_stride_bytes"),
-                        *st,
-                        t.row_stride_bytes,
-                        |x| x.to_string(),
-                    );
+                    if t.prefetch {
+                        self.fail(
+                            format!("PE{pe} row_stride_bytes = {st}"),
+                            "a TPREFETCH, whose row stride counts elements (`stride_elements`)",
+                        );
+                    } else {
+                        self.check(
+                            &format!("PE{pe} row_stride_bytes"),
+                            *st,
+                            t.row_stride_bytes,
+                            |x| x.to_string(),
+                        );
+                    }
+                }
+                if let Some(st) = stride_elements {
+                    if t.prefetch {
+                        self.check(
+                            &format!("PE{pe} TPREFETCH row_stride_elements"),
+                            *st,
+                            t.row_stride_elements,
+                            |x| x.to_string(),
+                        );
+                    } else {
+                        self.fail(
+                            format!("PE{pe} row_stride_elements = {st}"),
+                            "a TLOAD/TSTORE, whose row stride counts bytes (`stride`)",
+                        );
+                    }
                 }
                 if let Some(src) = source {
                     let got = match t.stride_source {
@@ -581,6 +671,8 @@ impl Runner {
                 valid_rows: t.valid_rows,
                 valid_columns: t.valid_columns,
                 row_stride_bytes: t.row_stride_bytes,
+                prefetch: t.prefetch,
+                row_stride_elements: t.row_stride_elements,
                 encoded: t.stride_source == crate::machine::StrideSource::Encoded,
             })
             .collect();
@@ -632,8 +724,35 @@ impl Runner {
                         o => o,
                     })
             }
-            (TileRef::Shared(_), ElementAt::RowCol(..)) => {
-                Err("shared elements need `storage`".into())
+            (TileRef::Shared(id), ElementAt::RowCol(r, c)) => {
+                // ReadSharedTileWord(id, TileLogicalLinearIndex(shared.tile, row, col)):
+                // the mapping needs the Shared descriptor; without one only
+                // `storage` (the raw element index) addresses the word.
+                let rec = self.m.shared_tile_record(id);
+                if !rec.descriptor_valid {
+                    Err(format!(
+                        "S{id} has no valid descriptor to map (row, col); address it by `storage`"
+                    ))
+                } else {
+                    match rec.tile.element_index(r, c) {
+                        None => Err(format!(
+                            "({r}, {c}) outside S{id}'s {}x{} descriptor",
+                            rec.tile.rows, rec.tile.columns
+                        )),
+                        Some(e) => self
+                            .m
+                            .read_shared_tile_word(id, e as u64)
+                            .map_err(|f| f.to_string())
+                            .map(|v| match v {
+                                Some(w)
+                                    if w == Machine::undefined_shared_tile_word(id, e as u64) =>
+                                {
+                                    None
+                                }
+                                o => o,
+                            }),
+                    }
+                }
             }
             (t, at) => {
                 let Some(index) = self.resolve_local(t) else {
@@ -832,10 +951,11 @@ fn args_str(args: &[PredArg]) -> String {
         .join(", ")
 }
 
-fn pred_str(v: PredValue) -> String {
+fn pred_str(v: &PredValue) -> String {
     match v {
         PredValue::Bool(b) => b.to_string(),
-        PredValue::Num(n) => hex(n),
+        PredValue::Num(n) => hex(*n),
+        PredValue::Name(s) => s.clone(),
     }
 }
 
@@ -904,13 +1024,21 @@ mod ext {
         Ok(())
     }
 
-    /// Trap contexts (`_TrapContexts`, `RecoverTrapContext`) are not modelled.
-    pub fn recover_trap_context(_m: &mut Machine, _n: u32) -> Result<bool, String> {
-        Err(unsupported("RecoverTrapContext"))
+    /// `RecoverTrapContext(n)`.
+    pub fn recover_trap_context(m: &mut Machine, n: u32) -> Result<bool, String> {
+        if n as usize >= crate::trap::PTO_ACR_COUNT {
+            return Err(format!("no trap context {n} (rings 0..15)"));
+        }
+        Ok(m.recover_trap_context(n))
     }
 
-    pub fn trap_context(_m: &Machine, _n: u32) -> Result<(bool, bool), String> {
-        Err(unsupported("_TrapContexts"))
+    /// `_TrapContexts[[n]].valid` and
+    /// `_TrapContexts[[n]].bundle_tile_bindings[[0]].destination_allocated_by_bundle`.
+    pub fn trap_context(m: &Machine, n: u32) -> Result<(bool, bool), String> {
+        let c = m
+            .trap_context(n)
+            .ok_or_else(|| format!("no trap context {n} (rings 0..15)"))?;
+        Ok((c.valid, c.bundle.tile_bindings[0].allocated_by_bundle))
     }
 
     pub fn bundle_active(m: &Machine) -> Result<bool, String> {
@@ -923,14 +1051,6 @@ mod ext {
             .iter()
             .filter(|b| b.valid)
             .count() as u64)
-    }
-
-    pub fn shared_binding_consumed(m: &Machine, n: u32) -> Result<bool, String> {
-        m.bundle_state()
-            .shared_bindings
-            .get(n as usize)
-            .map(|b| b.consumed)
-            .ok_or_else(|| format!("no Shared binding {n}"))
     }
 
     pub fn destination_allocated_by_bundle(m: &Machine, binding: u32) -> Result<bool, String> {
@@ -989,8 +1109,45 @@ mod ext {
                     function, mask,
                 )))
             }
-            // The contract predicate is "the code names an assigned DataType".
-            "InstructionContractDataTypeLegal_TLOAD" => Ok(PredValue::Bool(
+            // `CurrentBundlePadValue`: TilePad_Null unless B.DATR is present.
+            "CurrentBundlePadValue" => Ok(PredValue::Name(
+                match m.bundle_state().pad_value() {
+                    crate::memory::PadValue::Zero => "TilePad_Zero",
+                    crate::memory::PadValue::Max => "TilePad_Max",
+                    crate::memory::PadValue::Min => "TilePad_Min",
+                    crate::memory::PadValue::Null => "TilePad_Null",
+                }
+                .into(),
+            )),
+            // `CurrentBundleDataTypeCode`: B.DATR's concrete type, else BSTART's.
+            "CurrentBundleDataTypeCode" => {
+                let b = m.bundle_state();
+                Ok(PredValue::Num(
+                    if b.datr.present && b.datr.data_type != crate::types::DTYPE_NONE {
+                        b.datr.data_type as u64
+                    } else {
+                        b.op.data_type as u64
+                    },
+                ))
+            }
+            "_BundleDataAttributesPresent" => Ok(PredValue::Bool(m.bundle_state().datr.present)),
+            // `_BundleHint` fields, `_BundleHintEpoch`, `_LastBundleHintPayload`.
+            "_BundleHint.present" => Ok(PredValue::Bool(m.bundle_state().hint.present)),
+            "_BundleHint.trace" => Ok(PredValue::Bool(m.bundle_state().hint.trace)),
+            "_BundleHint.branch_valid" => Ok(PredValue::Bool(m.bundle_state().hint.branch_valid)),
+            "_BundleHint.branch_likely" => Ok(PredValue::Bool(m.bundle_state().hint.branch_likely)),
+            "_BundleHint.temperature" => {
+                Ok(PredValue::Num(m.bundle_state().hint.temperature as u64))
+            }
+            "_BundleHint.prefetch_size" => {
+                Ok(PredValue::Num(m.bundle_state().hint.prefetch_size as u64))
+            }
+            "_BundleHintEpoch" => Ok(PredValue::Num(m.bundle_hint_epoch())),
+            "_LastBundleHintPayload" => Ok(PredValue::Num(m.last_bundle_hint_payload() as u64)),
+            // The contract predicate is "the code names an assigned DataType"
+            // (asl/tile/memory-and-data-movement/regular/TLOAD.asl, TSTORE.asl).
+            "InstructionContractDataTypeLegal_TLOAD"
+            | "InstructionContractDataTypeLegal_TSTORE" => Ok(PredValue::Bool(
                 DataType::from_code(arg_num(args, 0)? as u32).is_some(),
             )),
             // asl/tile/memory-and-data-movement/regular/TSTORE.asl:
@@ -1006,6 +1163,12 @@ mod ext {
             "InstructionContractZeroMaskNoEffect_TSTORE" => {
                 Ok(PredValue::Bool(arg_num(args, 0)? == 0))
             }
+            "PTO_MODEL_TILE_ELEMENTS" => Ok(PredValue::Num(crate::tile::PTO_MODEL_TILE_ELEMENTS)),
+            // asl/tile/model/definedness/packed-boundary.asl: logical elements a
+            // capacity holds (two per byte for the four-bit types).
+            "PackedTileLogicalCapacity" => Ok(PredValue::Num(
+                crate::tile::tile_logical_element_capacity(arg_num(args, 0)?, arg_dtype(args, 1)?),
+            )),
             "MinimumTileCapacityBytesForShape" => Ok(PredValue::Num(
                 crate::tile::minimum_tile_capacity_bytes_for_shape(
                     arg_num(args, 0)?,

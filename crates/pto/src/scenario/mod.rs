@@ -38,13 +38,19 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
     parse(&file, &text)
 }
 
-/// The `--json` object of a run over several files:
+/// The `--json` object of a run over several files; files that did not
+/// parse are listed under `malformed` (and make `passed` false):
 /// `{"element_stride": bool, "passed": bool, "files_run": N, "steps_run": N,
-///   "failure_count": N, "warning_count": N,
+///   "failure_count": N, "warning_count": N, "malformed_count": N,
+///   "malformed": [{"file", "step", "reason", "line"}],
 ///   "files": [{"file", "name", "passed", "steps_run",
 ///              "failures": [{"step", "op", "expected", "got", "line"}],
 ///              "warnings": [{"step", "op", "kind", "message"}]}]}`
-pub fn to_json(reports: &[FileReport], opts: RunOptions) -> serde_json::Value {
+pub fn to_json(
+    reports: &[FileReport],
+    malformed: &[ScenarioError],
+    opts: RunOptions,
+) -> serde_json::Value {
     use serde_json::json;
     let files: Vec<_> = reports
         .iter()
@@ -66,11 +72,15 @@ pub fn to_json(reports: &[FileReport], opts: RunOptions) -> serde_json::Value {
         .collect();
     json!({
         "element_stride": opts.element_stride,
-        "passed": reports.iter().all(FileReport::passed),
+        "passed": malformed.is_empty() && reports.iter().all(FileReport::passed),
         "files_run": reports.len(),
         "steps_run": reports.iter().map(|r| r.steps_run).sum::<usize>(),
         "failure_count": reports.iter().map(|r| r.failures.len()).sum::<usize>(),
         "warning_count": reports.iter().map(|r| r.warnings.len()).sum::<usize>(),
+        "malformed_count": malformed.len(),
+        "malformed": malformed.iter().map(|e| json!({
+            "file": e.file, "step": e.step, "reason": e.reason, "line": format!("subword: {e}"),
+        })).collect::<Vec<_>>(),
         "files": files,
     })
 }

@@ -161,6 +161,16 @@ pub enum Op {
         stride: u64,
         expect: ExecExpect,
     },
+    /// `TPREFETCHAllPEs(base, row_stride_elements, valid_cols, valid_rows, cols, dtype)`.
+    TPrefetch {
+        base: u64,
+        stride_elements: u64,
+        valid_cols: u64,
+        valid_rows: u64,
+        cols: u64,
+        dtype: String,
+        expect: ExecExpect,
+    },
     Fault {
         code: String,
         addr: Option<u64>,
@@ -231,9 +241,16 @@ pub enum Op {
     ExpectBindingCount {
         count: u64,
     },
+    ExpectSharedBindingCount {
+        count: u64,
+    },
+    ExpectBinding {
+        n: u32,
+        fields: BindingExpect,
+    },
     ExpectSharedBinding {
         n: u32,
-        consumed: bool,
+        fields: BindingExpect,
     },
     ExpectTrapContext {
         context: u32,
@@ -250,13 +267,32 @@ pub enum Op {
     ExpectTransfer {
         pe: Option<usize>,
         base: Option<u64>,
+        /// TLOAD/TSTORE row stride in bytes.
         stride: Option<u64>,
+        /// TPREFETCH row stride in elements.
+        stride_elements: Option<u64>,
         source: Option<String>,
     },
     ExpectDisasm {
         word: u32,
         contains: String,
     },
+}
+
+/// Fields of `expect-binding` / `expect-shared-binding` (each optional; at
+/// least one given): `_BundleTileBindings[[n]]` / `_BundleSharedBindings[[n]]`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BindingExpect {
+    pub valid: Option<bool>,
+    /// Tile bindings only.
+    pub destination_valid: Option<bool>,
+    /// `destination_size` (tile) or `size_code` (Shared).
+    pub size: Option<u64>,
+    pub pe_mask: Option<u8>,
+    /// Shared bindings only.
+    pub consumed: Option<bool>,
+    /// Shared bindings only.
+    pub shared_id: Option<u64>,
 }
 
 /// Where an element expectation reads: logical (row, col) or raw storage index.
@@ -273,11 +309,13 @@ pub enum PredArg {
     Name(String),
 }
 
-/// Expected result of `expect-predicate`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Expected result of `expect-predicate`: a boolean, a number, or an
+/// enumeration value by its ASL name (`TilePad_Null`).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PredValue {
     Bool(bool),
     Num(u64),
+    Name(String),
 }
 
 impl Op {
@@ -297,6 +335,7 @@ impl Op {
             Op::Command { .. } => "command",
             Op::Execute { .. } => "execute",
             Op::TLoad { .. } => "tload",
+            Op::TPrefetch { .. } => "tprefetch",
             Op::TStore { .. } => "tstore",
             Op::Fault { .. } => "fault",
             Op::ClearFault => "clear-fault",
@@ -318,6 +357,8 @@ impl Op {
             Op::ExpectBundleActive { .. } => "expect-bundle-active",
             Op::ExpectBindingCount { .. } => "expect-binding-count",
             Op::ExpectSharedBinding { .. } => "expect-shared-binding",
+            Op::ExpectSharedBindingCount { .. } => "expect-shared-binding-count",
+            Op::ExpectBinding { .. } => "expect-binding",
             Op::ExpectTrapContext { .. } => "expect-trap-context",
             Op::ExpectPredicate { .. } => "expect-predicate",
             Op::ExpectTransfer { .. } => "expect-transfer",
@@ -751,6 +792,15 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
                 }
             }
         }
+        "tprefetch" => Op::TPrefetch {
+            base: f.num("base")?,
+            stride_elements: f.num("stride_elements")?,
+            valid_cols: f.ranged("valid_cols", 65535)?,
+            valid_rows: f.ranged("valid_rows", 65535)?,
+            cols: f.ranged("cols", 65535)?,
+            dtype: f.dtype("dtype")?,
+            expect: f.exec_expect()?,
+        },
         "fault" => Op::Fault {
             code: fault_name(f.string("code")?)?,
             addr: f.opt_num("addr")?,
@@ -801,13 +851,6 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
                 (None, _, _) => return Err("missing field `row`/`col` (or give `storage`)".into()),
                 _ => return Err("give `row` and `col`, or `storage`, not both".into()),
             };
-            if let (TileRef::Shared(_), ElementAt::RowCol(..)) = (tile, at) {
-                // Shared words are addressed by packed element index (ReadSharedTileWord).
-                return Err(
-                    "a `shared` tile element is addressed by `storage` (packed element index)"
-                        .into(),
-                );
-            }
             let value = match f.get("value") {
                 None => None,
                 Some(Value::String(s)) if s == "undefined" => Some(ElementValue::Undefined),
@@ -909,10 +952,39 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
         "expect-binding-count" => Op::ExpectBindingCount {
             count: f.num("count")?,
         },
-        "expect-shared-binding" => Op::ExpectSharedBinding {
-            n: f.ranged("n", 255)? as u32,
-            consumed: f.bool("consumed")?,
+        "expect-shared-binding-count" => Op::ExpectSharedBindingCount {
+            count: f.num("count")?,
         },
+        "expect-shared-binding" => {
+            let n = f.ranged("n", 3)? as u32;
+            let fields = BindingExpect {
+                valid: f.opt_bool("valid")?,
+                destination_valid: None,
+                size: f.opt_ranged("size_code", 15)?,
+                pe_mask: f.opt_mask("pe_mask")?,
+                consumed: f.opt_bool("consumed")?,
+                shared_id: f.opt_ranged("shared_id", 255)?,
+            };
+            if fields == BindingExpect::default() {
+                return Err("missing field: one of `valid`, `size_code`, `pe_mask`, `consumed`, `shared_id`".into());
+            }
+            Op::ExpectSharedBinding { n, fields }
+        }
+        "expect-binding" => {
+            let n = f.ranged("n", 15)? as u32;
+            let fields = BindingExpect {
+                valid: f.opt_bool("valid")?,
+                destination_valid: f.opt_bool("destination_valid")?,
+                size: f.opt_ranged("destination_size", 15)?,
+                pe_mask: f.opt_mask("pe_mask")?,
+                consumed: None,
+                shared_id: None,
+            };
+            if fields == BindingExpect::default() {
+                return Err("missing field: one of `valid`, `destination_valid`, `destination_size`, `pe_mask`".into());
+            }
+            Op::ExpectBinding { n, fields }
+        }
         "expect-trap-context" => Op::ExpectTrapContext {
             context: f.ranged("context", 255)? as u32,
             valid: f.opt_bool("valid")?,
@@ -945,6 +1017,9 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
             };
             let value = match f.req("value")? {
                 Value::Boolean(b) => PredValue::Bool(*b),
+                Value::String(s) if !s.starts_with(|c: char| c.is_ascii_digit()) => {
+                    PredValue::Name(s.clone())
+                }
                 v => PredValue::Num(number(v).map_err(|e| format!("`value`: {e}"))?),
             };
             Op::ExpectPredicate { name, args, value }
@@ -953,21 +1028,24 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
             let pe = f.pe()?;
             let base = f.opt_num("base")?;
             let stride = f.opt_num("stride")?;
+            let stride_elements = f.opt_num("stride_elements")?;
             let source = f.opt_string("source")?;
             if let Some(src) = &source {
                 if src != "omitted" && src != "encoded" {
                     return Err(format!("`source` = `{src}`: want `omitted` or `encoded`"));
                 }
             }
-            if base.is_none() && stride.is_none() && source.is_none() {
+            if base.is_none() && stride.is_none() && stride_elements.is_none() && source.is_none() {
                 return Err(
-                    "`expect-transfer` checks nothing: give `base`, `stride` or `source`".into(),
+                    "`expect-transfer` checks nothing: give `base`, `stride`, `stride_elements` or `source`"
+                        .into(),
                 );
             }
             Op::ExpectTransfer {
                 pe,
                 base,
                 stride,
+                stride_elements,
                 source,
             }
         }

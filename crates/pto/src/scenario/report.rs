@@ -163,6 +163,10 @@ pub struct StrideInfo {
     pub valid_rows: u64,
     pub valid_columns: u64,
     pub row_stride_bytes: u64,
+    /// TPREFETCH: its row stride counts elements (`row_stride_elements`),
+    /// and `row_stride_bytes` is unused.
+    pub prefetch: bool,
+    pub row_stride_elements: u64,
     /// False when B.IOR was omitted (the dense default cannot be wrong).
     pub encoded: bool,
 }
@@ -171,6 +175,10 @@ pub struct StrideInfo {
 pub fn stride_units(ctx: &TransferContext, infos: &[StrideInfo]) -> Vec<Warning> {
     let mut out = Vec::new();
     for i in infos {
+        if i.prefetch {
+            out.extend(prefetch_stride_unit(ctx, i));
+            continue;
+        }
         let stride = i.row_stride_bytes;
         if !i.encoded || i.valid_rows < 2 || stride == 0 || stride > (1u64 << 48) {
             // Omitted: dense by construction. Zero: a legal aliasing stride.
@@ -218,6 +226,43 @@ pub fn stride_units(ctx: &TransferContext, infos: &[StrideInfo]) -> Vec<Warning>
     out
 }
 
+/// The TPREFETCH half of the stride-unit warning: TPREFETCH kept its
+/// element-unit row stride when ADR 0074 made TLOAD/TSTORE's a byte count,
+/// so a TPREFETCH stride equal to the row's byte width is most likely a
+/// byte count carried over from a TLOAD of the same rows.
+fn prefetch_stride_unit(ctx: &TransferContext, i: &StrideInfo) -> Option<Warning> {
+    let stride = i.row_stride_elements;
+    if !i.encoded || i.valid_rows < 2 || stride == 0 || stride > (1u64 << 48) {
+        return None;
+    }
+    let bits = i.element_bits;
+    let eb = bits / 8;
+    let message = if stride < i.valid_columns {
+        format!(
+            "stride-unit: PE{} TPREFETCH row stride {stride} elements is smaller than the row of {} elements, so rows overlap \
+             (TPREFETCH counts its row stride in elements; only TLOAD/TSTORE count bytes)",
+            i.pe, i.valid_columns
+        )
+    } else if eb > 1 && stride == i.physical_columns * eb {
+        format!(
+            "stride-unit: PE{} TPREFETCH row stride {stride} elements equals the {stride}-byte width of a physical row of {} {bits}-bit elements; \
+             TPREFETCH counts its row stride in elements (ADR 0074 changed only TLOAD/TSTORE to bytes), so if {stride} is a byte count \
+             the element stride it probably meant is {}",
+            i.pe,
+            i.physical_columns,
+            stride / eb
+        )
+    } else {
+        return None;
+    };
+    Some(Warning {
+        step: ctx.step,
+        op: ctx.op,
+        kind: WarningKind::StrideUnit,
+        message,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,6 +300,8 @@ mod tests {
             valid_columns: cols,
             row_stride_bytes: stride,
             encoded,
+            prefetch: false,
+            row_stride_elements: 0,
         }
     }
 

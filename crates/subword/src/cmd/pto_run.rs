@@ -30,26 +30,48 @@ fn warn_all(reports: &[FileReport]) {
 }
 
 /// `subword pto run [--json] [--element-stride] SCENARIO.toml...`
+///
+/// With `--json` the output is always one JSON object: malformed files are
+/// listed inside it (their `subword: …` line also goes to stderr), the
+/// well-formed ones still run, and the status is 2.
 pub fn run(args: PtoRunArgs) -> CmdResult {
-    let scenarios = load_all(&args.scenarios)?;
+    let (scenarios, malformed) = if args.json {
+        let mut good = Vec::new();
+        let mut bad = Vec::new();
+        for p in &args.scenarios {
+            match scenario::load(p) {
+                Ok(s) => good.push(s),
+                Err(e) => bad.push(e),
+            }
+        }
+        (good, bad)
+    } else {
+        (load_all(&args.scenarios)?, Vec::new())
+    };
     let opts = RunOptions {
         element_stride: args.element_stride,
     };
     if opts.element_stride {
         eprintln!(
-            "subword: warning: --element-stride: running with the superseded pre-ADR-0074 element-unit row stride \
-             (what-if only; the architecture's stride is in bytes)"
+            "subword: warning: --element-stride: running TLOAD/TSTORE with the superseded pre-ADR-0074 element-unit row stride \
+             (what-if only; the architecture's TLOAD/TSTORE stride is in bytes; TPREFETCH always counts elements)"
         );
     }
     let reports: Vec<FileReport> = scenarios.iter().map(|s| scenario::run(s, opts)).collect();
     warn_all(&reports);
     let failures: usize = reports.iter().map(|r| r.failures.len()).sum();
     if args.json {
-        let v = scenario::to_json(&reports, opts);
+        let v = scenario::to_json(&reports, &malformed, opts);
         println!(
             "{}",
             serde_json::to_string_pretty(&v).map_err(|e| Failure(e.to_string()))?
         );
+        if !malformed.is_empty() {
+            for e in &malformed {
+                eprintln!("subword: {e}");
+            }
+            return Ok(Outcome::Status(2));
+        }
     } else {
         for r in &reports {
             for line in r.failure_lines() {
@@ -125,7 +147,77 @@ pub fn bench() -> CmdResult {
         "(best of >= 5 runs; 256x256 tiles moved by real BSTART/B.DIM/B.IOR/B.IOT/BSTOP words, \
          access log off; memcpy of the same bytes in the same run; strided = rows 64 bytes apart beyond the dense width)"
     );
+    bench_avs_suite();
+    let secs = bench::carrier_128k().map_err(Failure)?;
+    println!(
+        "\n128 Ki-element TLOAD carrier scenario (Local U4X2 TLOAD, B.IOT SizeCode 10, 16384 x 8 = 131072 elements, \
+         each checked): {:.3} ms; ASLRef's published figure is 61 s (600 s before its reset speed-up): {:.0}x faster",
+        secs * 1e3,
+        61.0 / secs
+    );
     Ok(Outcome::Status(0))
+}
+
+/// The AVS scenarios of `tests/pto/avs/` (from the current directory or the
+/// source tree this binary was built from): wall time per point and in total.
+fn bench_avs_suite() {
+    let candidates = [
+        PathBuf::from("tests/pto/avs"),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/pto/avs"),
+    ];
+    let Some(dir) = candidates.iter().find(|d| d.is_dir()) else {
+        println!("\nAVS suite: tests/pto/avs not found (run from the repository root); not timed");
+        return;
+    };
+    let mut files = Vec::new();
+    let mut stack = vec![dir.clone()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "toml") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    println!(
+        "\nAVS suite ({} scenario points, parse + run, best of 3):",
+        files.len()
+    );
+    let (mut total, mut passed) = (0.0, 0);
+    for f in &files {
+        let Ok(sc) = scenario::load(f) else {
+            println!("  {:>9}  {} (malformed)", "-", f.display());
+            continue;
+        };
+        let mut best = f64::MAX;
+        let mut ok = false;
+        for _ in 0..3 {
+            let t = Instant::now();
+            let r = scenario::run(&sc, RunOptions::default());
+            best = best.min(t.elapsed().as_secs_f64());
+            ok = r.passed();
+        }
+        passed += ok as usize;
+        total += best;
+        let name = sc.name.clone().unwrap_or_default();
+        println!(
+            "  {:>7.1} us  {name}{}",
+            best * 1e6,
+            if ok { "" } else { "  FAILED" }
+        );
+    }
+    println!(
+        "  total {:.2} ms for {} points ({passed} pass), mean {:.1} us per point",
+        total * 1e3,
+        files.len(),
+        total * 1e6 / files.len().max(1) as f64
+    );
 }
 
 /// The bandwidth measurement behind `subword pto bench`.
@@ -253,6 +345,62 @@ pub mod bench {
             r0 += rows;
         }
         Ok((tl, ts))
+    }
+
+    /// The 128 Ki-element TLOAD carrier scenario (after AVS
+    /// tile-bound-definedness-packed-capacity-001): a fresh machine, 64 KiB
+    /// of GM written, one Local U4X2 TLOAD of 16384 x 8 elements (B.IOT
+    /// SizeCode 10: a 64 KiB tile whose packed carrier holds 131072 logical
+    /// elements), every element checked. Returns the best wall time of three
+    /// runs, in seconds.
+    pub fn carrier_128k() -> Result<f64, String> {
+        const ROWS: u64 = 16_384;
+        let words = asm(
+            "BSTART.TLOAD U4X2; B.DIM LB0, 8; B.DIM LB1, 16384; B.DIM LB2, 8; B.IOR a0, a1; B.IOT mask=1000, last, ->T<10>",
+        )?;
+        let src: Vec<u8> = (0..ROWS * 4).map(|i| (i * 13 + 7) as u8).collect();
+        let mut best = f64::MAX;
+        for _ in 0..3 {
+            let t = Instant::now();
+            let mut m = Machine::new(1 << 20);
+            m.set_access_logging(false);
+            m.write_memory(0x1000, &src).map_err(|f| f.to_string())?;
+            m.write_pe_gpr(0, 2, 0x1000);
+            m.write_pe_gpr(0, 3, 4);
+            for &w in &words {
+                if m.execute_command_instruction(w) != pto::CommandExecution::Executed {
+                    return Err(format!(
+                        "carrier scenario word {w:#010x} rejected ({})",
+                        m.last_fault()
+                    ));
+                }
+            }
+            if !m.execute_bundle_tile_operation() {
+                return Err(format!(
+                    "carrier scenario TLOAD faulted: {}",
+                    m.last_fault()
+                ));
+            }
+            let tile = m
+                .bundle_destination_tile(0)
+                .ok_or("carrier scenario: no destination")?;
+            for r in 0..ROWS {
+                for c in 0..8u64 {
+                    let b = src[(r * 4 + c / 2) as usize];
+                    let want = if c % 2 == 1 { b >> 4 } else { b & 0xf } as u64;
+                    match m.read_tile_element(tile, r, c) {
+                        Ok(Some(v)) if v == want => {}
+                        other => {
+                            return Err(format!(
+                                "carrier scenario ({r}, {c}): {other:?}, want {want}"
+                            ))
+                        }
+                    }
+                }
+            }
+            best = best.min(t.elapsed().as_secs_f64());
+        }
+        Ok(best)
     }
 
     /// Model GB/s for TLOAD and TSTORE of one case, with memcpy of the same

@@ -1,0 +1,230 @@
+//! A fault at any element of a TLOAD/TSTORE bundle changes nothing but
+//! `_LastFault` (with its address) and the trap context; recovering the
+//! context after fixing the cause then completes with effects identical to
+//! an unfaulted run (asl/arch/memory-model/fault-precision.asl,
+//! asl/arch/profile/trap-context-recovery.asl, asl/block/model/faults/rollback.asl).
+
+use proptest::prelude::*;
+
+use pto::asm::assemble;
+use pto::{CommandExecution, DataType, Fault, Machine, TileConfig, TileLayout, TileLocation};
+
+const GM: u64 = 1 << 14;
+
+#[derive(Debug, Clone)]
+struct Case {
+    dt: DataType,
+    cols: u64,
+    vr: u64,
+    vc: u64,
+    stride: u64,
+    /// Element (in row-major order over the valid region) that faults.
+    k: u64,
+    store: bool,
+    seed: u64,
+}
+
+fn arb_case() -> impl Strategy<Value = Case> {
+    (
+        prop::sample::select(DataType::ALL.to_vec()),
+        1u32..5,
+        1u64..6,
+        0u64..24,
+        any::<bool>(),
+        any::<u64>(),
+        any::<u64>(),
+    )
+        .prop_flat_map(|(dt, cexp, vr, extra, store, seed, kseed)| {
+            let cols = 1u64 << cexp;
+            (1..=cols).prop_map(move |vc| {
+                let eb = dt.element_bytes() as u64;
+                let row_bytes = if dt.is_four_bit() {
+                    vc.div_ceil(2)
+                } else {
+                    vc * eb
+                };
+                let stride = (row_bytes + extra).div_ceil(eb) * eb;
+                let mut k = kseed % (vr * vc);
+                // A packed element shares its byte with its even neighbour:
+                // fault at the first nibble of the byte.
+                if dt.is_four_bit() && (k % vc) % 2 == 1 {
+                    k -= 1;
+                }
+                Case {
+                    dt,
+                    cols,
+                    vr,
+                    vc,
+                    stride,
+                    k,
+                    store,
+                    seed,
+                }
+            })
+        })
+}
+
+fn offset(c: &Case, r: u64, col: u64) -> u64 {
+    pto::addressing::tile_memory_strided_byte_address(0, r, col, c.stride, c.dt)
+}
+
+fn value_for(c: &Case, r: u64, col: u64) -> u64 {
+    let x =
+        c.seed ^ r.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ col.wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
+    let bits = c.dt.element_bits();
+    if bits == 64 {
+        x
+    } else {
+        x & ((1u64 << bits) - 1)
+    }
+}
+
+fn gm(m: &Machine) -> Vec<u8> {
+    let mut v = vec![0; GM as usize];
+    m.read_memory(0, &mut v).unwrap();
+    v
+}
+
+fn tile_values(m: &Machine, t: u32, c: &Case) -> Vec<Option<u64>> {
+    let mut v = Vec::new();
+    for r in 0..c.vr {
+        for col in 0..c.vc {
+            v.push(m.read_tile_element(t, r, col).unwrap());
+        }
+    }
+    v
+}
+
+/// A machine with background GM, tile 0 holding the source (for TSTORE),
+/// a0 = `base`, a1 = stride and the bundle opened by real command words.
+fn setup(c: &Case, base: u64) -> Machine {
+    let mut m = Machine::new(GM);
+    let bg: Vec<u8> = (0..GM).map(|i| (i as u8).wrapping_mul(37) ^ 0x5a).collect();
+    m.write_memory(0, &bg).unwrap();
+    let cap = pto::tile::minimum_tile_capacity_bytes_for_shape(c.cols, c.vr, c.vc, c.dt).max(128);
+    let size = cap.trailing_zeros() - 6;
+    m.write_pe_gpr(0, 2, base);
+    m.write_pe_gpr(0, 3, c.stride);
+    let text = if c.store {
+        m.configure_tile(
+            0,
+            &TileConfig {
+                capacity: cap,
+                rows: c.vr,
+                cols: c.cols,
+                valid_rows: c.vr,
+                valid_cols: c.vc,
+                dtype: c.dt,
+                layout: TileLayout::RowMajor,
+                location: TileLocation::Any,
+                mask: None,
+            },
+        )
+        .unwrap();
+        for r in 0..c.vr {
+            for col in 0..c.vc {
+                m.write_tile_element(0, r, col, value_for(c, r, col))
+                    .unwrap();
+            }
+        }
+        format!(
+            "BSTART.TSTORE {}; B.IOR a0, a1; B.IOT T#1, mask=1000, last",
+            c.dt
+        )
+    } else {
+        format!(
+            "BSTART.TLOAD {}; B.DIM LB0, {}; B.DIM LB1, {}; B.DIM LB2, {}; B.IOR a0, a1; B.IOT mask=1000, last, ->U<{size}>",
+            c.dt, c.vc, c.vr, c.cols
+        )
+    };
+    for w in assemble(&text).unwrap() {
+        assert_eq!(
+            m.execute_command_instruction(w),
+            CommandExecution::Executed,
+            "{text}"
+        );
+    }
+    m.start_memory_event_capture(0);
+    m
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_fault_at_any_element_changes_only_the_fault_and_trap_context_and_recovery_equals_an_unfaulted_run(c in arb_case()) {
+        let (kr, kc) = (c.k / c.vc, c.k % c.vc);
+        // Element k is the first one at or past the end of GM.
+        let bad_base = GM - offset(&c, kr, kc);
+        let good_base = 0x40;
+        prop_assume!(offset(&c, c.vr - 1, c.vc - 1) + 8 + good_base < GM);
+
+        let mut m = setup(&c, bad_base);
+        let gm0 = gm(&m);
+        let bundle0 = m.bundle_state().clone();
+        let cap0 = m.core_tile_capacity_in_use();
+        let src0 = if c.store { tile_values(&m, 0, &c) } else { Vec::new() };
+
+        prop_assert!(!m.execute_bundle_tile_operation());
+        prop_assert_eq!(m.last_fault(), Fault::DataPage);
+        prop_assert_eq!(m.last_fault_address(), Some(GM));
+        prop_assert!(gm(&m) == gm0, "GM changed by a faulting transfer");
+        prop_assert_eq!(m.memory_events().len(), 0);
+        prop_assert_eq!(m.core_tile_capacity_in_use(), cap0);
+        prop_assert_eq!(m.bundle_state(), &bundle0);
+        if c.store {
+            prop_assert_eq!(tile_values(&m, 0, &c), src0.clone());
+        }
+        let ctx = m.trap_context(0).unwrap().clone();
+        prop_assert!(ctx.valid);
+        prop_assert_eq!(&ctx.bundle, &bundle0);
+
+        // The handler clobbers the live block, fixes the base, recovers.
+        m.reset_bundle_control_state();
+        m.write_pe_gpr(0, 2, good_base);
+        prop_assert!(m.recover_trap_context(0));
+        prop_assert!(!m.trap_context(0).unwrap().valid);
+        prop_assert_eq!(m.bundle_state(), &bundle0);
+        m.clear_fault();
+        prop_assert!(m.execute_bundle_tile_operation(), "{}", m.last_fault());
+
+        let mut u = setup(&c, good_base);
+        prop_assert!(u.execute_bundle_tile_operation(), "{}", u.last_fault());
+        prop_assert!(gm(&m) == gm(&u), "recovered GM differs from the unfaulted run");
+        prop_assert_eq!(m.memory_events(), u.memory_events());
+        prop_assert_eq!(m.core_tile_capacity_in_use(), u.core_tile_capacity_in_use());
+        if !c.store {
+            let (tm, tu) = (m.bundle_destination_tile(0), u.bundle_destination_tile(0));
+            prop_assert!(tm.is_some() && tm == tu);
+            prop_assert_eq!(tile_values(&m, tm.unwrap(), &c), tile_values(&u, tu.unwrap(), &c));
+        }
+    }
+}
+
+#[test]
+fn recovery_without_a_saved_context_is_refused_and_changes_nothing() {
+    let mut m = Machine::new(4096);
+    assert!(!m.trap_context(0).unwrap().valid);
+    let before = m.bundle_state().clone();
+    assert!(!m.recover_trap_context(0));
+    assert!(!m.recover_trap_context(15));
+    assert!(!m.recover_trap_context(16), "no ring 16");
+    assert_eq!(m.bundle_state(), &before);
+}
+
+#[test]
+fn any_fault_saves_the_bundle_state_of_the_moment_into_ring_zero() {
+    let mut m = Machine::new(4096);
+    for w in assemble("BSTART.TLOAD U8; B.DIM LB0, 4").unwrap() {
+        assert_eq!(m.execute_command_instruction(w), CommandExecution::Executed);
+    }
+    let live = m.bundle_state().clone();
+    m.set_fault(Fault::TileLegality, None);
+    let ctx = m.trap_context(0).unwrap();
+    assert!(ctx.valid);
+    assert_eq!(ctx.bundle, live);
+    assert!(ctx.bundle.active && ctx.bundle.dim_present[0] && ctx.bundle.dims[0] == 4);
+    // ClearFault does not touch the saved context.
+    m.clear_fault();
+    assert!(m.trap_context(0).unwrap().valid);
+}
