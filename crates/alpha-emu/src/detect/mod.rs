@@ -158,7 +158,9 @@ impl Detectors {
         self.lost.access(thread, rec, self.seq, &mut out);
         self.contention.access(thread, rec, &mut out);
         self.progress.access(thread, rec, code, &mut out);
-        self.keep(&mut out);
+        if !out.is_empty() {
+            self.keep(&mut out);
+        }
         self.scratch = out;
     }
 
