@@ -789,6 +789,15 @@ fn machine_llsc_with_a_system_call_inside_breaks_exception_rule() {
     assert_eq!(rule_at(&f), (Some("exception"), Some(CODE + 4)));
 }
 
+#[test]
+fn machine_llsc_with_unop_padding_and_an_untaken_branch_is_no_violation() {
+    // `unop` (LDQ_U $31) accesses nothing; a branch not taken stays straight.
+    let f = progress_of(
+        "ldq_l $1,0($16)\n unop\n addq $1,1,$2\n bne $31,1f\n unop\n stq_c $2,0($16)\n1: halt",
+    );
+    assert!(f.is_empty(), "{f:?}");
+}
+
 /// GCC's `__sync_fetch_and_add((unsigned char *)p, 1)` at -mcpu=ev4, from
 /// the seed (004), with its `ret` replaced by `halt`.
 const GCC_SYNC_FETCH_AND_ADD: &str = "

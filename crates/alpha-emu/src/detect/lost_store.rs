@@ -52,10 +52,11 @@ struct Loads {
 }
 
 /// The shadow state of one aligned quadword.
-#[derive(Default)]
 struct Quad {
-    /// Bit `t % 64`: thread t has written a byte of this quadword.
-    writers: u64,
+    /// The only thread that has written a byte of this quadword
+    /// (`NOBODY`: none yet), unless `shared`.
+    writer: u32,
+    shared: bool,
     /// Per byte, its last writer (`w_seq[b] == 0`: none yet).
     w_seq: [u64; 8],
     w_thread: [u32; 8],
@@ -70,6 +71,24 @@ struct Quad {
     loads: [Loads; 2],
     nloads: u8,
     more: Vec<Loads>,
+}
+
+impl Default for Quad {
+    fn default() -> Self {
+        Quad {
+            writer: NOBODY,
+            shared: false,
+            w_seq: [0; 8],
+            w_thread: [0; 8],
+            w_pc: [0; 8],
+            w_val: 0,
+            val: 0,
+            known: 0,
+            loads: [Loads::default(); 2],
+            nloads: 0,
+            more: Vec::new(),
+        }
+    }
 }
 
 impl Quad {
@@ -204,10 +223,8 @@ impl Default for LostStore {
     }
 }
 
-#[inline(always)]
-fn thread_bit(thread: u32) -> u64 {
-    1u64 << (thread % 64)
-}
+/// `Quad::writer` before any store.
+const NOBODY: u32 = u32::MAX;
 
 impl LostStore {
     /// The shadow entry of quadword `q`, created empty if new.
@@ -273,7 +290,11 @@ impl LostStore {
                 m
             };
             if foot != 0 {
-                quad.writers |= thread_bit(thread);
+                if quad.writer == NOBODY {
+                    quad.writer = thread;
+                } else if quad.writer != thread {
+                    quad.shared = true;
+                }
                 let fm = bytes_of(foot);
                 quad.w_val = (quad.w_val & !fm) | (v & fm);
                 if foot == m {
@@ -308,7 +329,7 @@ impl LostStore {
         for &(q, lo, n, off) in ps {
             let i = self.slot(q);
             let quad = &self.quads[i];
-            if quad.writers & !thread_bit(thread) == 0 {
+            if !quad.shared && (quad.writer == NOBODY || quad.writer == thread) {
                 continue; // no other thread ever wrote here
             }
             let Some(l) = quad.loads_of(thread) else {
