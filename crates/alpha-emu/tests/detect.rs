@@ -847,3 +847,30 @@ fn machine_gccs_byte_fetch_and_add_on_neighbouring_bytes_reports_nothing() {
     );
     assert!(d.findings().is_empty(), "{:?}", d.findings());
 }
+
+#[test]
+fn state_reset_forgets_the_schedule_and_clone_snapshots_it() {
+    let race = [
+        ldq_u(0, A0, Q, 0),
+        ldq_u(1, B0, Q + 1, 0),
+        stq_u(1, B1, Q + 1, 0xbb00),
+        stq_u(0, A1, Q, 0xaa),
+    ];
+    let code = Code::none();
+    let mut d = Detectors::new(Config { lock_range: 128 });
+    for rec in &race[..3] {
+        d.access(rec.agent as u32, rec, &code);
+    }
+    let snapshot = d.clone();
+    d.access(0, &race[3], &code);
+    assert_eq!(d.findings().len(), 1);
+    d.reset();
+    assert!(d.findings().is_empty());
+    // Only the write-back, without the loads before it: nothing is lost.
+    d.access(0, &race[3], &code);
+    assert!(d.findings().is_empty(), "reset forgot the loads and stores");
+    // The snapshot resumes where it was taken.
+    let mut s = snapshot;
+    s.access(0, &race[3], &code);
+    assert_eq!(s.findings().len(), 1);
+}

@@ -52,6 +52,7 @@ struct Loads {
 }
 
 /// The shadow state of one aligned quadword.
+#[derive(Clone)]
 struct Quad {
     /// The only thread that has written a byte of this quadword
     /// (`NOBODY`: none yet), unless `shared`.
@@ -195,6 +196,7 @@ fn zero_bytes(x: u64) -> u8 {
 
 /// One lost byte: its address, the vanished store (seq, thread, pc), and
 /// the pc of T's stale load.
+#[derive(Clone)]
 struct Lost {
     addr: u64,
     seq: u64,
@@ -203,6 +205,7 @@ struct Lost {
     load_pc: u64,
 }
 
+#[derive(Clone)]
 pub(super) struct LostStore {
     /// Aligned quadword address -> index into `quads`.
     index: FxHashMap<u64, u32>,
@@ -227,6 +230,14 @@ impl Default for LostStore {
 const NOBODY: u32 = u32::MAX;
 
 impl LostStore {
+    /// Forget everything, keeping the allocations.
+    pub(super) fn reset(&mut self) {
+        self.index.clear();
+        self.quads.clear();
+        self.last = (u64::MAX, 0);
+        self.lost.clear();
+    }
+
     /// The shadow entry of quadword `q`, created empty if new.
     #[inline(always)]
     fn slot(&mut self, q: u64) -> usize {

@@ -119,6 +119,9 @@ impl Finding {
 }
 
 /// All detectors of one schedule.
+/// `Clone` snapshots the detectors with a machine, so an explorer that
+/// restarts schedules from a shared prefix can restart their state too.
+#[derive(Clone)]
 pub struct Detectors {
     cfg: Config,
     /// Global sequence number of the last access (the first is 1).
@@ -143,6 +146,17 @@ impl Detectors {
             seen: FxHashSet::default(),
             scratch: Vec::new(),
         }
+    }
+
+    /// Start a new schedule: forget all state and findings, keep the
+    /// allocations (cheaper than [`Detectors::new`] per schedule).
+    pub fn reset(&mut self) {
+        self.seq = 0;
+        self.lost.reset();
+        self.contention.reset();
+        self.progress.reset();
+        self.findings.clear();
+        self.seen.clear();
     }
 
     /// The configuration in force.
