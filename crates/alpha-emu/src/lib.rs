@@ -6,6 +6,8 @@
 //! - [`exec`]: the interpreter; returns [`exec::Event`] values for anything an
 //!   OS must decide (CALL_PAL, OPCDEC, traps, faults).
 //! - [`machine`]: CPUs sharing a memory.
+//! - [`detect`]: lost-store, lock-range-contention and forward-progress
+//!   detectors over the access trace.
 //! - [`loader`]: ELF64 Alpha executables into memory.
 //! - [`linux`]: the Linux user-mode personality (initial stack, system calls,
 //!   events to signals).
@@ -19,6 +21,7 @@ pub mod bare;
 pub mod bench;
 pub mod chipset;
 pub mod cpu;
+pub mod detect;
 pub mod exec;
 pub mod fp;
 pub mod gdb;
