@@ -15,6 +15,7 @@
 
 pub mod bench;
 pub mod cpu;
+pub mod explore;
 pub mod exec;
 pub mod fp;
 pub mod icache;
