@@ -6,6 +6,10 @@
 //! - [`exec`]: the interpreter; returns [`exec::Event`] values for anything an
 //!   OS must decide (CALL_PAL, OPCDEC, traps, faults).
 //! - [`machine`]: CPUs sharing a memory.
+//! - [`detect`]: lost-store, lock-range-contention and forward-progress
+//!   detectors over the access trace.
+//! - [`explore`]: the schedule explorer (strategies, replay strings,
+//!   minimisation, parallel and sharded runs) driving [`detect`].
 //! - [`loader`]: ELF64 Alpha executables into memory.
 //! - [`linux`]: the Linux user-mode personality (initial stack, system calls,
 //!   events to signals).
@@ -15,6 +19,8 @@
 
 pub mod bench;
 pub mod cpu;
+pub mod detect;
+pub mod exec;
 pub mod explore;
 pub mod exec;
 pub mod fp;

@@ -160,8 +160,11 @@ pub enum AccessKind {
     UnalignedQuad,
     /// LDx_L.
     LoadLocked,
-    /// STx_C (only reaches memory when it succeeds).
+    /// A STx_C that succeeded: it wrote memory (`is_store` is true).
     StoreConditional,
+    /// A STx_C that failed: memory is unchanged (`is_store` is false) and
+    /// `value` is what it would have stored.
+    StoreConditionalFailed,
 }
 
 /// One data access, as recorded when tracing is on (see [`Memory::set_trace`]).
@@ -169,10 +172,17 @@ pub enum AccessKind {
 pub struct AccessRecord {
     /// The agent (CPU index) that made the access.
     pub agent: usize,
+    /// Address of the instruction that made the access.
+    pub pc: u64,
+    /// The agent's retired-instruction count (`Cpu::icount`) before that
+    /// instruction: two records of one agent whose `pc` distance is four
+    /// times their `icount` distance were reached without a taken branch.
+    pub icount: u64,
     /// First byte accessed (LDQ_U/STQ_U: the aligned quadword).
     pub addr: u64,
     pub size: u8,
     pub kind: AccessKind,
+    /// Did the access write memory? (A failed STx_C did not.)
     pub is_store: bool,
     /// The value loaded or stored (zero-extended).
     pub value: u64,
@@ -263,6 +273,8 @@ pub struct Memory {
     /// Stores that cleared another agent's lock flag (for reports and tests).
     pub lock_breaks: u64,
     trace: Option<Vec<AccessRecord>>,
+    /// pc and icount of the instruction now executing, while tracing.
+    trace_site: (u64, u64),
 }
 
 impl Default for Memory {
@@ -302,6 +314,7 @@ impl Memory {
             jtlb: JitTlb::empty(),
             lock_breaks: 0,
             trace: None,
+            trace_site: (0, 0),
         }
     }
 
@@ -726,6 +739,20 @@ impl Memory {
     #[inline(always)]
     pub fn tracing(&self) -> bool {
         self.trace.is_some()
+    }
+
+    /// Name the instruction whose accesses are recorded next (its pc and
+    /// its agent's retired-instruction count before it). The interpreter
+    /// calls this only while tracing, before each memory instruction.
+    #[inline(always)]
+    pub fn set_trace_site(&mut self, pc: u64, icount: u64) {
+        self.trace_site = (pc, icount);
+    }
+
+    /// The instruction named by the last [`Memory::set_trace_site`].
+    #[inline(always)]
+    pub fn trace_site(&self) -> (u64, u64) {
+        self.trace_site
     }
 
     /// Append one access to the trace (no-op when tracing is off).

@@ -27,8 +27,10 @@ fn order_trace_shows_the_interleaving_that_loses_a_byte_store() {
     assert_eq!(m.run(1, 100), Event::CallPal { func: 0 }); // CPU 1: all of it
     assert_eq!(m.run(0, 100), Event::CallPal { func: 0 }); // CPU 0: the rest
     let t = m.mem.take_trace();
-    let rec = |agent, is_store, value| AccessRecord {
+    let rec = |agent, pc, icount, is_store, value| AccessRecord {
         agent,
+        pc,
+        icount,
         addr: DATA,
         size: 8,
         kind: AccessKind::UnalignedQuad,
@@ -38,10 +40,10 @@ fn order_trace_shows_the_interleaving_that_loses_a_byte_store() {
     assert_eq!(
         t,
         vec![
-            rec(0, false, 0),
-            rec(1, false, 0),
-            rec(1, true, 0xbb00),
-            rec(0, true, 0xaa), // writes back the stale byte 1: 0xbb is lost
+            rec(0, CODE, 0, false, 0),
+            rec(1, CODE, 0, false, 0),
+            rec(1, CODE + 16, 4, true, 0xbb00),
+            rec(0, CODE + 16, 4, true, 0xaa), // writes back the stale byte 1: 0xbb is lost
         ]
     );
     assert_eq!(data(&m, 0, 2), vec![0xaa, 0x00]);

@@ -609,6 +609,9 @@ fn run_loop<const TR: bool, const SP: bool>(
             }
             macro_rules! memop {
                 ($f:expr, $store:expr) => {{
+                    if TR {
+                        mem.set_trace_site(at!(idx), start + (budget - left) - 1);
+                    }
                     match $f(cpu, mem, &u.insn) {
                         Ok(()) => {
                             idx += 1;
@@ -908,6 +911,9 @@ fn run_loop<const TR: bool, const SP: bool>(
                 K::Generic => {
                     let here = at!(idx);
                     let count = start + (budget - left);
+                    if TR {
+                        mem.set_trace_site(here, count - 1);
+                    }
                     let res = execute(cpu, mem, &u.insn, here, count, &mut evslot);
                     cpu.r[31] = 0;
                     match res {

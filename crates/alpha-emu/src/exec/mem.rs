@@ -79,8 +79,11 @@ pub(crate) fn trace(
         } else {
             value & ((1u64 << (size * 8)) - 1)
         };
+        let (pc, icount) = mem.trace_site();
         mem.record(AccessRecord {
             agent,
+            pc,
+            icount,
             addr,
             size,
             kind,
@@ -250,24 +253,21 @@ fn store_conditional(
     let agent = cpu.id;
     let res = mem.reservation(agent);
     let ok = res.lock_flag && res.covers(va, n);
+    let v = cpu.r[ra];
     if ok {
         mem.probe_write(va, n).map_err(mf)?;
-        let v = cpu.r[ra];
         if n == 4 {
             mem.store::<4>(agent, va, v).map_err(mf)?;
         } else {
             mem.store::<8>(agent, va, v).map_err(mf)?;
         }
-        trace(
-            mem,
-            agent,
-            va,
-            n as u8,
-            AccessKind::StoreConditional,
-            true,
-            v,
-        );
     }
+    let kind = if ok {
+        AccessKind::StoreConditional
+    } else {
+        AccessKind::StoreConditionalFailed
+    };
+    trace(mem, agent, va, n as u8, kind, ok, v);
     mem.clear_reservation(agent);
     cpu.r[ra] = ok as u64;
     Ok(())
@@ -288,6 +288,9 @@ pub fn complete_unaligned(
     let rb = (insn.rb & 31) as usize;
     let va = cpu.r[rb].wrapping_add(insn.disp as i64 as u64);
     let agent = cpu.id;
+    if mem.tracing() {
+        mem.set_trace_site(pc, cpu.icount);
+    }
     let split = |mem: &mut Memory, n: u64| -> Result<u64, Event> {
         let mut v = 0u64;
         for i in 0..n {
