@@ -22,7 +22,6 @@ pub mod cpu;
 pub mod detect;
 pub mod exec;
 pub mod explore;
-pub mod exec;
 pub mod fp;
 pub mod icache;
 pub mod jit;
