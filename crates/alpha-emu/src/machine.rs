@@ -43,7 +43,12 @@ impl Machine {
     /// Run CPU `cpu` for at most `budget` instructions.
     pub fn run(&mut self, cpu: usize, budget: u64) -> Event {
         if self.stop_at_points {
-            return exec::fast::run_to_point(&mut self.cpus[cpu], &mut self.mem, &mut self.icache, budget);
+            return exec::fast::run_to_point(
+                &mut self.cpus[cpu],
+                &mut self.mem,
+                &mut self.icache,
+                budget,
+            );
         }
         exec::run(&mut self.cpus[cpu], &mut self.mem, &mut self.icache, budget)
     }

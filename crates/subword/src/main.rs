@@ -57,7 +57,7 @@ pub enum AlphaCmd {
     /// Run an Alpha Linux ELF executable.
     Run(RunArgs),
     /// Run a multi-threaded guest under many schedules and report lost sub-quadword stores.
-    Explore(ExploreArgs),
+    Explore(Box<ExploreArgs>),
     /// Merge the `--json` outputs of several `explore --shard` runs into one.
     ExploreMerge(ExploreMergeArgs),
     /// Disassemble an ELF's executable sections, or raw little-endian words.

@@ -492,7 +492,10 @@ fn exhaustive(
                         break;
                     }
                     let mut c = sched.clone();
-                    c.switches.push(Switch { k: t.k, thread: alt });
+                    c.switches.push(Switch {
+                        k: t.k,
+                        thread: alt,
+                    });
                     children.push(c);
                 }
             }

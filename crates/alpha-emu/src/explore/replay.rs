@@ -102,7 +102,16 @@ mod tests {
 
     #[test]
     fn malformed_replay_strings_are_refused() {
-        for bad in ["", "S2", "S1-", "S1-3", "S1-3.x", "S1-5.1-5.0", "S1-9.1-3.0", "x1-1.1"] {
+        for bad in [
+            "",
+            "S2",
+            "S1-",
+            "S1-3",
+            "S1-3.x",
+            "S1-5.1-5.0",
+            "S1-9.1-3.0",
+            "x1-1.1",
+        ] {
             assert!(Schedule::parse(bad).is_err(), "{bad}");
         }
     }
@@ -112,9 +121,6 @@ mod tests {
         let s = Schedule::parse("S1-2.1-5.0").unwrap();
         let mut c = 0;
         let got: Vec<_> = (0..7).map(|k| s.at(k, &mut c)).collect();
-        assert_eq!(
-            got,
-            vec![None, None, Some(1), None, None, Some(0), None]
-        );
+        assert_eq!(got, vec![None, None, Some(1), None, None, Some(0), None]);
     }
 }

@@ -154,7 +154,12 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
             break;
         }
         in_window.resize(p.threads.len(), false);
-        out.threads = out.threads.max(p.threads.iter().filter(|t| t.state != ThreadState::Exited).count());
+        out.threads = out.threads.max(
+            p.threads
+                .iter()
+                .filter(|t| t.state != ThreadState::Exited)
+                .count(),
+        );
         let mut runnable = p.runnable();
         if runnable.is_empty() {
             // As `Process::run` does: a timed waiter's timeout expires,
@@ -170,7 +175,8 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
                 }
                 None => {
                     let blocked = blocked_sites(&p);
-                    out.findings.push((Found::Deadlock { blocked }, out.decisions));
+                    out.findings
+                        .push((Found::Deadlock { blocked }, out.decisions));
                     break;
                 }
             }
@@ -208,7 +214,10 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
                 });
             }
             if t != default {
-                out.schedule.switches.push(Switch { k, thread: t as u32 });
+                out.schedule.switches.push(Switch {
+                    k,
+                    thread: t as u32,
+                });
             }
             out.decisions += 1;
             t
@@ -262,7 +271,8 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
                 if let Exit::Killed { signal, why } = exit {
                     if why.contains("(deadlock)") {
                         let blocked = blocked_sites(&p);
-                        out.findings.push((Found::Deadlock { blocked }, out.decisions));
+                        out.findings
+                            .push((Found::Deadlock { blocked }, out.decisions));
                     } else {
                         out.findings.push((
                             Found::Crash {
@@ -293,7 +303,10 @@ fn agent_thread(p: &Process, rec: &AccessRecord) -> usize {
     if p.threads.get(rec.agent).is_some_and(|t| t.cpu == rec.agent) {
         return rec.agent;
     }
-    p.threads.iter().position(|t| t.cpu == rec.agent).unwrap_or(0)
+    p.threads
+        .iter()
+        .position(|t| t.cpu == rec.agent)
+        .unwrap_or(0)
 }
 
 fn blocked_sites(p: &Process) -> Vec<(u32, u64)> {

@@ -21,12 +21,12 @@ impl Rng {
 
     /// The generator for schedule `index` of `seed`.
     pub fn for_schedule(seed: u64, index: u64) -> Rng {
-        let mut r = Rng(seed ^ 0x5eed_0f_5c4e_du64.wrapping_mul(0x9e37_79b9_7f4a_7c15));
-        let a = r.next();
-        Rng(a ^ Rng(index.wrapping_add(0x1234_5678)).next())
+        let mut r = Rng(seed ^ 0x05ee_d0f5_c4ed_u64.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let a = r.next_u64();
+        Rng(a ^ Rng(index.wrapping_add(0x1234_5678)).next_u64())
     }
 
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -36,7 +36,7 @@ impl Rng {
 
     /// Uniform in `0..n` (`n > 0`).
     pub fn below(&mut self, n: u64) -> u64 {
-        ((self.next() as u128 * n as u128) >> 64) as u64
+        ((self.next_u64() as u128 * n as u128) >> 64) as u64
     }
 }
 

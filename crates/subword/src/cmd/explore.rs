@@ -73,17 +73,17 @@ impl Code {
 
     /// `pc <symbol> insn`, for the human report.
     fn at(&self, pc: u64) -> String {
-        let sym = self.symbol(pc).map(|s| format!(" <{s}>")).unwrap_or_default();
+        let sym = self
+            .symbol(pc)
+            .map(|s| format!(" <{s}>"))
+            .unwrap_or_default();
         format!("pc {pc:#x}{sym}  {}", self.insn(pc))
     }
 }
 
 /// The command line that reruns one schedule.
 fn replay_command(a: &ExploreArgs, cpu: &str, sched: &Schedule) -> String {
-    let mut v = vec![
-        "subword alpha explore".to_string(),
-        format!("--cpu {cpu}"),
-    ];
+    let mut v = vec!["subword alpha explore".to_string(), format!("--cpu {cpu}")];
     if let Some(r) = &a.sysroot {
         v.push(format!("--sysroot {}", r.display()));
     }
@@ -158,14 +158,23 @@ fn finding_json(code: &Code, cpu: &str, r: &Reported, replay: &str) -> Value {
     v
 }
 
-fn write_finding(out: &mut impl Write, code: &Code, r: &Reported, replay: &str) -> std::io::Result<()> {
+fn write_finding(
+    out: &mut impl Write,
+    code: &Code,
+    r: &Reported,
+    replay: &str,
+) -> std::io::Result<()> {
     match &r.found {
         Found::Detector(f) => {
             let bytes = if f.bytes.len() > 1 {
                 format!(
                     " ({} bytes: {})",
                     f.bytes.len(),
-                    f.bytes.iter().map(|b| format!("{b:#x}")).collect::<Vec<_>>().join(" ")
+                    f.bytes
+                        .iter()
+                        .map(|b| format!("{b:#x}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
                 )
             } else {
                 String::new()
@@ -176,16 +185,32 @@ fn write_finding(out: &mut impl Write, code: &Code, r: &Reported, replay: &str) 
                 "lock-range-contention" => ("failed STx_C", "other store"),
                 _ => ("LDx_L", "other"),
             };
-            writeln!(out, "  {by:<12} thread {}  {}", f.by.thread, code.at(f.by.pc))?;
+            writeln!(
+                out,
+                "  {by:<12} thread {}  {}",
+                f.by.thread,
+                code.at(f.by.pc)
+            )?;
             if let Some(l) = f.by_load_pc {
-                writeln!(out, "  {:<12} thread {}  {}", "its load", f.by.thread, code.at(l))?;
+                writeln!(
+                    out,
+                    "  {:<12} thread {}  {}",
+                    "its load",
+                    f.by.thread,
+                    code.at(l)
+                )?;
             }
             if let Some(o) = f.other {
                 let addr = f
                     .other_address
                     .map(|a| format!("  (to {a:#x}, {} bytes away)", a.abs_diff(f.address)))
                     .unwrap_or_default();
-                writeln!(out, "  {other:<12} thread {}  {}{addr}", o.thread, code.at(o.pc))?;
+                writeln!(
+                    out,
+                    "  {other:<12} thread {}  {}{addr}",
+                    o.thread,
+                    code.at(o.pc)
+                )?;
             }
             if let Some(lr) = f.lock_range {
                 writeln!(
@@ -286,7 +311,9 @@ pub fn run(a: ExploreArgs) -> CmdResult {
         s.jobs = a.jobs.unwrap_or(1).min(256) as usize;
         s.shard = shard;
         let report = match &replay {
-            Some(sched) => replay_report(&elf, &s, sched).map_err(|e| Failure(format!("{path}: {e}")))?,
+            Some(sched) => {
+                replay_report(&elf, &s, sched).map_err(|e| Failure(format!("{path}: {e}")))?
+            }
             None => {
                 let bar = progress_bar(&a, cpu);
                 let r = explore::explore(&elf, &s, &|p| {
@@ -400,9 +427,12 @@ fn disappearing(runs: &[ModelRun]) -> Vec<String> {
         .map(|r| site_string(&r.found))
         .filter(|k| {
             !rest.is_empty()
-                && rest
-                    .iter()
-                    .all(|m| !m.report.findings.iter().any(|r| &site_string(&r.found) == k))
+                && rest.iter().all(|m| {
+                    !m.report
+                        .findings
+                        .iter()
+                        .any(|r| &site_string(&r.found) == k)
+                })
         })
         .collect()
 }
@@ -415,7 +445,11 @@ fn to_json(a: &ExploreArgs, code: &Code, runs: &[ModelRun], strategy: Strategy) 
             findings.push(finding_json(code, &m.cpu, r, &cmd));
         }
     }
-    let sites: Vec<String> = code.scan_sites.iter().map(|s| format!("{:#x}", s.store)).collect();
+    let sites: Vec<String> = code
+        .scan_sites
+        .iter()
+        .map(|s| format!("{:#x}", s.store))
+        .collect();
     let exercised: Vec<String> = code
         .scan_sites
         .iter()
@@ -494,7 +528,10 @@ fn write_text(
                 out,
                 "  exhaustive: {} (schedules by preemptions: {})",
                 if c {
-                    format!("covered every schedule with at most {} preemption(s)", a.preemptions.unwrap_or(2))
+                    format!(
+                        "covered every schedule with at most {} preemption(s)",
+                        a.preemptions.unwrap_or(2)
+                    )
                 } else {
                     "the space was NOT covered (raise --schedules or --time-limit)".into()
                 },
@@ -505,15 +542,32 @@ fn write_text(
             writeln!(out, "  stopped by --time-limit")?;
         }
         if r.insn_limited > 0 {
-            writeln!(out, "  {} schedule(s) cut off by --max-insns", r.insn_limited)?;
+            writeln!(
+                out,
+                "  {} schedule(s) cut off by --max-insns",
+                r.insn_limited
+            )?;
         }
     }
     let gone = disappearing(runs);
     if runs.len() > 1 {
         if gone.is_empty() {
-            writeln!(out, "no finding on {} disappears on {}", runs[0].cpu, runs[1..].iter().map(|m| m.cpu.as_str()).collect::<Vec<_>>().join(","))?;
+            writeln!(
+                out,
+                "no finding on {} disappears on {}",
+                runs[0].cpu,
+                runs[1..]
+                    .iter()
+                    .map(|m| m.cpu.as_str())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )?;
         } else {
-            writeln!(out, "findings on {} that disappear on the later model(s):", runs[0].cpu)?;
+            writeln!(
+                out,
+                "findings on {} that disappear on the later model(s):",
+                runs[0].cpu
+            )?;
             for g in gone {
                 writeln!(out, "  {g}")?;
             }
@@ -531,7 +585,11 @@ fn write_text(
             writeln!(out, "  never exercised: {}", code.at(*pc))?;
         }
         if un.len() > 10 {
-            writeln!(out, "  … and {} more (`--json` lists them all)", un.len() - 10)?;
+            writeln!(
+                out,
+                "  … and {} more (`--json` lists them all)",
+                un.len() - 10
+            )?;
         }
     }
     Ok(())

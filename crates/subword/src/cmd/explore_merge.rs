@@ -33,7 +33,11 @@ fn read(name: &str) -> Result<Value, Failure> {
 
 fn strs(v: &Value) -> Vec<String> {
     v.as_array()
-        .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(str::to_string))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -80,8 +84,14 @@ pub fn merge(inputs: &[Value]) -> Result<Value, String> {
         .iter()
         .flat_map(|v| strs(&v["exercised_store_sites"]))
         .collect();
-    let exercised: Vec<&String> = sites.iter().filter(|s| exercised_any.contains(*s)).collect();
-    let unexercised: Vec<&String> = sites.iter().filter(|s| !exercised_any.contains(*s)).collect();
+    let exercised: Vec<&String> = sites
+        .iter()
+        .filter(|s| exercised_any.contains(*s))
+        .collect();
+    let unexercised: Vec<&String> = sites
+        .iter()
+        .filter(|s| !exercised_any.contains(*s))
+        .collect();
     let covered = if inputs.iter().all(|v| v["covered"].is_boolean()) {
         json!(inputs.iter().all(|v| v["covered"] == json!(true)))
     } else {

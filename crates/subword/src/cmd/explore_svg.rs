@@ -12,7 +12,9 @@ use std::fmt::Write;
 const CONTEXT: usize = 12;
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 /// (load index, write-back index, lost-store index) in `steps`.
@@ -25,12 +27,13 @@ fn window(r: &Reported, steps: &[Step]) -> Option<(usize, usize, Option<usize>)>
         if !(s.store && s.thread == by.thread && s.pc == by.pc) {
             continue;
         }
-        let load = steps[..w]
-            .iter()
-            .rposition(|l| !l.store && l.thread == by.thread && Some(l.pc) == f.by_load_pc.or(Some(l.pc)));
+        let load = steps[..w].iter().rposition(|l| {
+            !l.store && l.thread == by.thread && Some(l.pc) == f.by_load_pc.or(Some(l.pc))
+        });
         let Some(load) = load else { continue };
         let lost = f.other.and_then(|o| {
-            (load..w).find(|&i| steps[i].store && steps[i].thread == o.thread && steps[i].pc == o.pc)
+            (load..w)
+                .find(|&i| steps[i].store && steps[i].thread == o.thread && steps[i].pc == o.pc)
         });
         if lost.is_some() || f.other.is_none() {
             return Some((load, w, lost));
@@ -43,7 +46,10 @@ pub fn draw(code: &Code, r: &Reported, cpu: &str) -> String {
     let steps = &r.steps;
     let win = window(r, steps);
     let (lo, hi) = match win {
-        Some((l, w, _)) => (l.saturating_sub(CONTEXT), (w + CONTEXT + 1).min(steps.len())),
+        Some((l, w, _)) => (
+            l.saturating_sub(CONTEXT),
+            (w + CONTEXT + 1).min(steps.len()),
+        ),
         None => (0, steps.len().min(2 * CONTEXT + 1)),
     };
     let shown = &steps[lo..hi];
@@ -60,7 +66,11 @@ pub fn draw(code: &Code, r: &Reported, cpu: &str) -> String {
         Found::Detector(f) => format!("{} at {:#x} ({cpu})", f.kind.as_str(), f.address),
         other => format!("{} ({cpu})", other.kind()),
     };
-    let _ = writeln!(s, r#"<text x="10" y="20" font-size="14">{}</text>"#, esc(&title));
+    let _ = writeln!(
+        s,
+        r#"<text x="10" y="20" font-size="14">{}</text>"#,
+        esc(&title)
+    );
     let _ = writeln!(
         s,
         r#"<text x="10" y="40">replay {} — accesses to the quadword, in global order</text>"#,

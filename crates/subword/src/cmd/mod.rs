@@ -23,7 +23,7 @@ pub fn not_built(what: &str) -> CmdResult {
 pub fn alpha(c: AlphaCmd) -> CmdResult {
     match c {
         AlphaCmd::Run(a) => run::run(a),
-        AlphaCmd::Explore(a) => explore::run(a),
+        AlphaCmd::Explore(a) => explore::run(*a),
         AlphaCmd::ExploreMerge(a) => explore_merge::run(a),
         AlphaCmd::Disasm(a) => disasm::run(a),
         AlphaCmd::Asm(a) => asm::run(a),
