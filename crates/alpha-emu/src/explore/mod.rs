@@ -242,6 +242,7 @@ pub fn replay_one(
 ) -> Result<Outcome, String> {
     let opts = s.run_opts();
     let spec = Spec {
+        template: None,
         elf,
         opts: &opts,
         max_insns: s.max_insns,
@@ -261,6 +262,7 @@ pub fn watch_of(f: &Found) -> Option<u64> {
 }
 
 struct Job<'a> {
+    template: run::Template,
     elf: &'a [u8],
     s: &'a Settings,
     opts: Options,
@@ -280,6 +282,7 @@ impl Job<'_> {
 
     fn spec(&self, record_taken: bool) -> Spec<'_> {
         Spec {
+            template: Some(&self.template),
             elf: self.elf,
             opts: &self.opts,
             max_insns: self.s.max_insns,
@@ -340,6 +343,7 @@ pub fn explore(
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Report, String> {
     let job = Job {
+        template: run::Template::new(elf, &s.run_opts())?,
         elf,
         s,
         opts: s.run_opts(),

@@ -122,8 +122,45 @@ pub struct Outcome {
     pub steps: Vec<Step>,
 }
 
+/// The machine as [`Process::new`] leaves it, with every executable page
+/// of the program (and its loader) already decoded: each schedule starts
+/// from a copy instead of decoding the same code again (decoding was most
+/// of a short schedule's cost). Process::new is deterministic under the
+/// explorer's options, so the copy is the machine the schedule's own
+/// `Process::new` built, plus decoded pages; memory knows those pages are
+/// code (the decoder marked them), so a store into one still drops it.
+pub struct Template(std::sync::Mutex<crate::Machine>);
+
+impl Template {
+    pub fn new(elf: &[u8], opts: &Options) -> Result<Template, String> {
+        let mut p = Process::new(elf, opts)?;
+        let m = &mut p.machine;
+        let images = std::iter::once(&p.image).chain(p.interp.as_ref());
+        for img in images {
+            let first = img.start >> crate::memory::PAGE_SHIFT;
+            let last = img.end.saturating_sub(1) >> crate::memory::PAGE_SHIFT;
+            for pn in first..=last {
+                let exec = m
+                    .mem
+                    .perm(pn << crate::memory::PAGE_SHIFT)
+                    .is_some_and(|pr| pr.contains(crate::memory::Perm::X));
+                if exec {
+                    let _ = m.icache.block_index(&mut m.mem, pn);
+                }
+            }
+        }
+        Ok(Template(std::sync::Mutex::new(p.machine)))
+    }
+
+    fn machine(&self) -> crate::Machine {
+        self.0.lock().expect("template machine").clone()
+    }
+}
+
 /// How to run one schedule.
 pub struct Spec<'a> {
+    /// Start from this machine (see [`Template`]).
+    pub template: Option<&'a Template>,
     pub elf: &'a [u8],
     pub opts: &'a Options,
     pub max_insns: u64,
@@ -137,6 +174,9 @@ pub struct Spec<'a> {
 /// Run one schedule. `Err` only when the program cannot be loaded.
 pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String> {
     let mut p = Process::new(spec.elf, spec.opts)?;
+    if let Some(t) = spec.template {
+        p.machine = t.machine();
+    }
     p.machine.mem.set_trace(true);
     let mut det = Detectors::new(detect::Config {
         lock_range: spec.lock_range,
@@ -148,6 +188,9 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
     let mut in_window: Vec<bool> = Vec::new();
     let mut seen_findings = 0usize;
     let mut store_pcs = std::collections::BTreeSet::new();
+    // Most stores repeat a recent pc (loops): a direct-mapped filter in
+    // front of the set keeps coverage cheap.
+    let mut recent = [u64::MAX; 256];
     loop {
         if p.insns >= spec.max_insns {
             out.insn_limit = true;
@@ -238,7 +281,11 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
         for rec in &trace {
             let t = agent_thread(&p, rec);
             if rec.is_store {
-                store_pcs.insert(rec.pc);
+                let slot = &mut recent[(rec.pc >> 2) as usize & 255];
+                if *slot != rec.pc {
+                    *slot = rec.pc;
+                    store_pcs.insert(rec.pc);
+                }
                 if let Some(w) = in_window.get_mut(t) {
                     *w = false;
                 }
