@@ -114,3 +114,105 @@ fn state_trace_records_floating_loads_and_stores_in_memory_format() {
         ]
     );
 }
+
+#[test]
+fn state_trace_records_a_failed_stx_c_that_wrote_nothing() {
+    // No LDQ_L before it: the lock flag is clear, so the STQ_C fails.
+    let mut m = machine_with("ev67", 1, "stq_c $17, 8($16)\n halt");
+    m.mem.set_trace(true);
+    m.cpus[0].r[16] = DATA;
+    m.cpus[0].r[17] = 0x55;
+    run_to_halt(&mut m);
+    assert_eq!(m.cpus[0].r[17], 0, "STQ_C reports failure");
+    assert_eq!(data(&m, 8, 1), vec![0], "and stored nothing");
+    assert_eq!(
+        m.mem.take_trace(),
+        vec![AccessRecord {
+            agent: 0,
+            pc: CODE,
+            icount: 0,
+            addr: DATA + 8,
+            size: 8,
+            kind: AccessKind::StoreConditionalFailed,
+            is_store: false,
+            value: 0x55,
+        }]
+    );
+}
+
+/// A loop mixing specialised micro-ops (LDQ, STQ, STQ_U) with accesses the
+/// reference semantics make (LDQ_L/STQ_C, STT, LDS).
+const MIXED_LOOP: &str = "
+    lda   $3, 5($31)
+1:  ldq   $1, 0($16)
+    addq  $1, 1, $1
+    stq   $1, 0($16)
+    ldq_l $2, 8($16)
+    addq  $2, 2, $2
+    stq_c $2, 8($16)
+    stt   $f31, 16($16)
+    lds   $f1, 16($16)
+    stq_u $1, 27($16)
+    subq  $3, 1, $3
+    bne   $3, 1b
+    halt";
+
+#[test]
+fn state_trace_pc_and_icount_agree_between_fast_path_and_reference_path() {
+    let trace = |fast: bool| {
+        let mut m = machine_with("ev67", 1, MIXED_LOOP);
+        m.set_fast_path(fast);
+        m.mem.set_trace(true);
+        m.cpus[0].r[16] = DATA;
+        run_to_halt(&mut m);
+        m.mem.take_trace()
+    };
+    let fast = trace(true);
+    assert_eq!(fast, trace(false));
+    assert_eq!(fast.len(), 5 * 7);
+    // First pass: the LDQ at CODE+4 is the 2nd instruction (icount 1) ...
+    assert_eq!((fast[0].pc, fast[0].icount), (CODE + 4, 1));
+    assert_eq!(
+        (fast[2].pc, fast[2].kind),
+        (CODE + 16, AccessKind::LoadLocked)
+    );
+    // ... and the second pass's LDQ comes 11 instructions later.
+    assert_eq!((fast[7].pc, fast[7].icount), (CODE + 4, 12));
+    for r in &fast[..7] {
+        assert_eq!(
+            r.pc - CODE,
+            4 * r.icount,
+            "straight line: pc and icount agree"
+        );
+    }
+}
+
+/// A hot integer loop the compiling tier compiles.
+const HOT_LOOP: &str = "
+    lda   $3, 3000($31)
+1:  ldq   $1, 0($16)
+    addq  $1, 1, $1
+    stq   $1, 0($16)
+    subq  $3, 1, $3
+    bne   $3, 1b
+    halt";
+
+#[test]
+fn state_jit_never_runs_while_tracing_so_no_access_goes_unrecorded() {
+    let run = |tracing: bool| {
+        let mut m = machine_with("ev67", 1, HOT_LOOP);
+        m.set_jit(Some(1));
+        m.set_jit_background(false);
+        m.mem.set_trace(tracing);
+        m.cpus[0].r[16] = DATA;
+        run_to_halt(&mut m);
+        (m.jit_stats().regions, m.mem.take_trace().len())
+    };
+    let (compiled, _) = run(false);
+    assert!(compiled > 0, "without tracing the loop is compiled");
+    assert_eq!(
+        run(true),
+        (0, 3000 * 2),
+        "with tracing: interpreted, every access recorded"
+    );
+}

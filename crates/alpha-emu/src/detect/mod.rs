@@ -8,8 +8,26 @@
 //! [`Detectors::event`]. The detectors never steer the schedule and never
 //! touch the machine; they only read the trace and, through [`CodeView`],
 //! the instruction words between two accesses.
+//!
+//! Three detectors, one file each, with their rules in their docs:
+//! [`lost_store`] (a whole-unit write-back restores stale bytes over another
+//! thread's partial store), [`contention`] (a STx_C fails because another
+//! thread stored elsewhere in its lock range) and [`progress`] (an
+//! LDx_L…STx_C sequence breaks the Handbook's forward-progress rules).
+//! Each finding site ([`Finding::site_key`]) is reported once per
+//! [`Detectors`], i.e. once per schedule.
+//!
+//! Cost: one global sequence number per access, one hash-map lookup per
+//! quadword an access touches (keyed by the aligned quadword address, no
+//! per-byte allocation), and a scan of the open reservations (one per
+//! thread at most) per store.
+
+pub mod contention;
+pub mod lost_store;
+pub mod progress;
 
 use crate::memory::AccessRecord;
+use rustc_hash::FxHashSet;
 
 /// What the detectors need to know about the machine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,14 +121,27 @@ impl Finding {
 /// All detectors of one schedule.
 pub struct Detectors {
     cfg: Config,
+    /// Global sequence number of the last access (the first is 1).
+    seq: u64,
+    lost: lost_store::LostStore,
+    contention: contention::Contention,
+    progress: progress::Progress,
     findings: Vec<Finding>,
+    seen: FxHashSet<(Kind, u64, Option<u64>)>,
+    scratch: Vec<Finding>,
 }
 
 impl Detectors {
     pub fn new(cfg: Config) -> Detectors {
         Detectors {
             cfg,
+            seq: 0,
+            lost: lost_store::LostStore::default(),
+            contention: contention::Contention::new(cfg.lock_range),
+            progress: progress::Progress::default(),
             findings: Vec::new(),
+            seen: FxHashSet::default(),
+            scratch: Vec::new(),
         }
     }
 
@@ -122,12 +153,26 @@ impl Detectors {
     /// Every traced access in the global order it happened. `thread` is the
     /// guest thread id (the caller maps `AccessRecord::agent` to it).
     pub fn access(&mut self, thread: u32, rec: &AccessRecord, code: &dyn CodeView) {
-        let _ = (thread, rec, code);
+        self.seq += 1;
+        let mut out = std::mem::take(&mut self.scratch);
+        self.lost.access(thread, rec, self.seq, &mut out);
+        self.contention.access(thread, rec, &mut out);
+        self.progress.access(thread, rec, code, &mut out);
+        self.keep(&mut out);
+        self.scratch = out;
+    }
+
+    fn keep(&mut self, out: &mut Vec<Finding>) {
+        for f in out.drain(..) {
+            if self.seen.insert(f.site_key()) {
+                self.findings.push(f);
+            }
+        }
     }
 
     /// The thread took an event at `pc` (system call, signal delivery, trap).
     pub fn event(&mut self, thread: u32, pc: u64, what: EventKind) {
-        let _ = (thread, pc, what);
+        self.progress.event(thread, pc, what);
     }
 
     /// What was found so far, each site once.
