@@ -13,6 +13,8 @@
 //! - [`loader`]: ELF64 Alpha executables into memory.
 //! - [`linux`]: the Linux user-mode personality (initial stack, system calls,
 //!   events to signals).
+//! - [`symbols`]: guest pcs to object, `symbol+0xoff` and `file:line`, for
+//!   the program and every library a process has loaded.
 //!
 //! **Architecture Invariant:** the CPU core does no I/O and knows no
 //! operating system; only [`linux`] turns events into signals and syscalls.
@@ -29,6 +31,7 @@ pub mod linux;
 pub mod loader;
 pub mod machine;
 pub mod memory;
+pub mod symbols;
 
 pub use cpu::Cpu;
 pub use exec::Event;

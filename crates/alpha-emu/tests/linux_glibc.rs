@@ -102,6 +102,12 @@ fn fault_relaxed_static_glibc_crashes_in_ctype_init_like_qemu() {
         d.contains("SIGSEGV") && d.contains("__ctype_init") && d.contains("ldq"),
         "{d}"
     );
+    // The crash is recognised and explained in one line after it.
+    assert_eq!(host.diags.len(), 2, "{d}");
+    assert!(
+        host.diags[1].contains("__ehdr_start") && host.diags[1].contains("-Wl,--no-relax"),
+        "{d}"
+    );
     let fixed = build(&gcc, &dir, "norelax", src, &["-static", "-Wl,--no-relax"]);
     let (e, host) = run(&fixed, "ev67", |_| {});
     assert_eq!(e, Exit::Exited(0), "{:?}", host.diags);

@@ -62,7 +62,7 @@ fn cli_dynamic_glibc_program_runs_with_sysroot_and_strace() {
 }
 
 #[test]
-fn cli_relaxed_static_crash_is_139_with_one_diagnosis_line() {
+fn cli_relaxed_static_crash_is_139_with_the_fault_and_a_one_line_explanation() {
     let Some(gcc) = gcc("cli_relaxed") else {
         return;
     };
@@ -72,9 +72,15 @@ fn cli_relaxed_static_crash_is_139_with_one_diagnosis_line() {
     assert_eq!(o.status.code(), Some(139));
     let err = String::from_utf8_lossy(&o.stderr);
     let lines: Vec<&str> = err.lines().collect();
-    assert_eq!(lines.len(), 1, "{err}");
+    assert_eq!(lines.len(), 2, "{err}");
     assert!(lines[0].starts_with("subword: SIGSEGV: ldq "), "{err}");
     assert!(lines[0].contains("<__ctype_init+0x"), "{err}");
+    assert!(
+        lines[1].starts_with("subword: this static program was linked with linker relaxation")
+            && lines[1].contains("`__ehdr_start` to 0")
+            && lines[1].ends_with("relink it with -Wl,--no-relax"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -224,6 +224,9 @@ pub fn free(mem: &Memory, addr: u64, len: u64) -> bool {
     true
 }
 
+/// `PROT_EXEC`: the mapping may hold code.
+pub const PROT_EXEC: u64 = 4;
+
 /// `PROT_READ`/`PROT_WRITE`/`PROT_EXEC` (1/2/4) as page permissions.
 pub fn prot_perm(prot: u64) -> Perm {
     let mut p = Perm::NONE;

@@ -270,6 +270,14 @@ pub struct Process {
     /// Name of the program (`comm`), for the kernel-style messages.
     pub comm: String,
     pub symbols: Option<alpha_isa::symbols::Symbols>,
+    /// Every ELF file mapped executable: the program, the dynamic loader,
+    /// and the libraries the loader maps (recorded by `mmap`), oldest first.
+    pub objects: Vec<crate::symbols::LoadedObject>,
+    /// The symbolizer for `objects`, built when a diagnostic first needs
+    /// it and dropped when `objects` changes.
+    symbolizer: std::sync::Mutex<Option<crate::symbols::Symbolizer>>,
+    /// A line explaining a known cause, printed after the fatal signal's.
+    hint: Option<String>,
     /// Host path of the executable (`/proc/self/exe`).
     pub exe_path: std::path::PathBuf,
     /// Exit status of the last thread that called `exit`.
@@ -329,8 +337,12 @@ impl Process {
             let li = loader::load(&mut machine.mem, &bytes, INTERP_BASE)
                 .map_err(|e| format!("program interpreter {}: {e}", host.display()))?;
             entry = li.entry;
-            interp_img = Some(li);
+            interp_img = Some((li, host));
         }
+        let (interp_img, interp_path) = match interp_img {
+            Some((li, host)) => (Some(li), Some(host)),
+            None => (None, None),
+        };
         let execfn = opts.argv.first().cloned().unwrap_or_default();
         let sp = stack::build(
             &mut machine.mem,
@@ -369,6 +381,23 @@ impl Process {
         let symbols = alpha_isa::elf::read_symbols(elf)
             .ok()
             .map(|s| alpha_isa::symbols::Symbols::for_section(&s, ".text"));
+        let exe_path = std::fs::canonicalize(&execfn).unwrap_or_else(|_| execfn.clone().into());
+        let mut objects = vec![crate::symbols::LoadedObject {
+            path: exe_path.clone(),
+            start: image.start,
+            end: image.end,
+            file_offset: 0,
+            bias: Some(image.bias),
+        }];
+        if let (Some(li), Some(path)) = (&interp_img, interp_path) {
+            objects.push(crate::symbols::LoadedObject {
+                path,
+                start: li.start,
+                end: li.end,
+                file_offset: 0,
+                bias: Some(li.bias),
+            });
+        }
         Ok(Process {
             machine,
             image,
@@ -400,7 +429,10 @@ impl Process {
             unaligned_sites: Default::default(),
             comm,
             symbols,
-            exe_path: std::fs::canonicalize(&execfn).unwrap_or_else(|_| execfn.clone().into()),
+            objects,
+            symbolizer: std::sync::Mutex::new(None),
+            hint: None,
+            exe_path,
             last_exit: 0,
             yield_now: false,
         })
@@ -413,15 +445,41 @@ impl Process {
         }
     }
 
-    /// `pc 0x… (func+0xNN): insn` for diagnostics.
+    /// Where `pc` is in the loaded objects (program, loader, libraries).
+    pub fn locate(&self, pc: u64) -> Option<crate::symbols::Location> {
+        let mut cache = self.symbolizer.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .get_or_insert_with(|| crate::symbols::Symbolizer::for_process(self))
+            .lookup(pc)
+    }
+
+    /// Record an executable file mapping (`mmap` with `PROT_EXEC`).
+    pub fn note_mapping(&mut self, o: crate::symbols::LoadedObject) {
+        self.objects.push(o);
+        *self.symbolizer.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    /// Forget the executable mappings `munmap(addr, len)` removed.
+    pub fn note_unmap(&mut self, addr: u64, len: u64) {
+        let end = addr.saturating_add(len);
+        let before = self.objects.len();
+        self.objects.retain(|o| o.end <= addr || o.start >= end);
+        if self.objects.len() != before {
+            *self.symbolizer.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
+        }
+    }
+
+    /// `insn at 0x… <func+0xNN> (file.c:12)` for diagnostics; the symbol
+    /// comes from whichever loaded object holds the pc.
     fn where_(&self, pc: u64) -> String {
-        let sym = self
-            .symbols
-            .as_ref()
-            .and_then(|s| s.describe(pc))
-            .map(|s| format!(" <{s}>"))
-            .unwrap_or_default();
-        format!("{} at 0x{pc:x}{sym}", self.insn_text(pc))
+        let (sym, line) = match self.locate(pc) {
+            Some(l) => (
+                format!(" <{}>", l.symbol_text()),
+                l.file_line().map(|f| format!(" ({f})")).unwrap_or_default(),
+            ),
+            None => (String::new(), String::new()),
+        };
+        format!("{} at 0x{pc:x}{sym}{line}", self.insn_text(pc))
     }
 
     /// Index of the next runnable thread after `from` (round robin), if any.
@@ -532,8 +590,24 @@ impl Process {
     fn finish(&self, host: &mut dyn Host, exit: Exit) -> Exit {
         if let Exit::Killed { why, .. } = &exit {
             host.diag(why);
+            if let Some(h) = &self.hint {
+                host.diag(h);
+            }
         }
         exit
+    }
+
+    /// The known cause of a memory fault at `pc`, if there is one: a static
+    /// glibc program linked with relaxation faults in `__ctype_init`
+    /// because the linker resolved glibc's weak `__ehdr_start` to 0, so
+    /// startup found no `PT_TLS` and the thread pointer stayed 0.
+    fn fault_hint(&self, pc: u64) -> Option<String> {
+        let l = self.locate(pc)?;
+        (self.interp.is_none() && l.symbol.as_deref() == Some("__ctype_init")).then(|| {
+            "this static program was linked with linker relaxation, which resolved glibc's weak \
+             `__ehdr_start` to 0, so TLS was never set up; relink it with -Wl,--no-relax"
+                .to_string()
+        })
     }
 
     fn kill(&self, signal: u8, name: &str, what: String) -> Option<Exit> {
@@ -740,6 +814,9 @@ impl Process {
             }
             Event::Unaligned { insn, addr, .. } => self.unaligned(host, c, insn, addr, pc),
             Event::MemFault { fault: f } => {
+                if f.access != Access::Fetch {
+                    self.hint = self.fault_hint(pc);
+                }
                 let what = match f.access {
                     Access::Fetch => format!("instruction fetch at 0x{:x}", f.addr),
                     Access::Read => format!("{}: read of 0x{:x}", self.where_(pc), f.addr),

@@ -353,7 +353,13 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
         91 | 427 => R(fstat(p, a[0], a[1], nr == 427)),
         455 => R(stat_path(p, a[0], a[1], a[2], a[3], true)),
         71 => R(mmap(p, a)),
-        73 => R(p.aspace.munmap(&mut p.machine.mem, a[0], a[1])),
+        73 => R({
+            let r = p.aspace.munmap(&mut p.machine.mem, a[0], a[1]);
+            if r.is_ok() {
+                p.note_unmap(a[0], a[1]);
+            }
+            r
+        }),
         74 => {
             let r = p.aspace.mprotect(&mut p.machine.mem, a[0], a[1], a[2]);
             R(r)
@@ -990,6 +996,7 @@ fn getcwd(p: &mut Process, buf: u64, len: u64) -> Result<u64, u64> {
 
 fn mmap(p: &mut Process, a: [u64; 6]) -> Result<u64, u64> {
     let (addr, len, prot, flags, fd, off) = (a[0], a[1], a[2], a[3], a[4], a[5]);
+    let mut backing = None;
     let contents = if flags & super::mm::MAP_ANONYMOUS == 0 {
         if off & (PAGE_SIZE - 1) != 0 {
             return Err(EINVAL);
@@ -999,7 +1006,7 @@ fn mmap(p: &mut Process, a: [u64; 6]) -> Result<u64, u64> {
         }
         let obj = p.fds.get(fd)?.obj.clone();
         let o = obj.borrow();
-        let Object::File { file, .. } = &*o else {
+        let Object::File { file, path } = &*o else {
             return Err(if matches!(&*o, Object::Dir { .. }) {
                 ENODEV_
             } else {
@@ -1019,18 +1026,31 @@ fn mmap(p: &mut Process, a: [u64; 6]) -> Result<u64, u64> {
             }
         }
         b.truncate(got);
+        backing = Some(path.clone());
         Some(b)
     } else {
         None
     };
-    p.aspace.mmap(
+    let at = p.aspace.mmap(
         &mut p.machine.mem,
         addr,
         len,
         prot,
         flags,
         contents.as_deref(),
-    )
+    )?;
+    // A file mapped executable is code a diagnostic may need to name
+    // (the libraries ld.so maps).
+    if let Some(path) = backing.filter(|_| prot & super::mm::PROT_EXEC != 0) {
+        p.note_mapping(crate::symbols::LoadedObject {
+            path,
+            start: at,
+            end: at.saturating_add(len),
+            file_offset: off,
+            bias: None,
+        });
+    }
+    Ok(at)
 }
 
 const ENODEV_: u64 = 19;

@@ -1,0 +1,227 @@
+//! Guest program counters as places a user can read: the loaded object a pc
+//! lies in, `symbol+0xoff` in it, and `file:line` from its DWARF line
+//! tables.
+//!
+//! A process's code comes from several ELF files: the program, the dynamic
+//! loader, and every library the loader maps. The Linux personality records
+//! each as a [`LoadedObject`] (host path, the address range of an
+//! executable mapping, and the file offset it maps, or the load bias when it
+//! is known, as for the program and the loader); a [`Symbolizer`] answers
+//! for all of them. It is lazy: an object's file is read, and its symbol
+//! table and line tables parsed, only when a pc inside it is first asked
+//! about (DWARF is costly and most diagnostics never need a library).
+//!
+//! Symbols come from `.symtab` when the file has one, else from the dynamic
+//! symbol table (`.dynsym`, which stripped libraries keep), restricted to
+//! code (functions and symbols in executable sections), chosen among equals
+//! as objdump does ([`alpha_isa::symbols::Symbols`]). Line tables are read
+//! with the `addr2line` crate (on gimli); a file without `.debug_line`
+//! simply has no `file:line`. A mapping's load bias is worked out the way
+//! `ld.so` maps segments: the mapping starts at the page holding its
+//! `PT_LOAD` segment's first byte, so bias = start − page_down(p_vaddr) for
+//! the segment whose page-rounded file offset is the mapping's offset.
+
+use object::read::elf::{FileHeader, ProgramHeader};
+use object::{Object, ObjectSection};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// One executable mapping of an ELF file in a guest process.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadedObject {
+    /// Host path of the file.
+    pub path: PathBuf,
+    /// Guest address range `[start, end)` of the mapping.
+    pub start: u64,
+    pub end: u64,
+    /// File offset the mapping starts at.
+    pub file_offset: u64,
+    /// Address added to the file's link-time addresses, when the loader
+    /// knows it; otherwise worked out from the program headers.
+    pub bias: Option<u64>,
+}
+
+/// Where a pc is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    /// Host path of the object holding the pc.
+    pub object: PathBuf,
+    /// The function (or nearest code symbol at or below the pc).
+    pub symbol: Option<String>,
+    /// Offset of the pc from `symbol`, or from the object's link address 0
+    /// when there is no symbol.
+    pub offset: u64,
+    /// Source file and line from the object's line tables.
+    pub file: Option<String>,
+    pub line: Option<u32>,
+}
+
+impl Location {
+    /// `memcpy+0x40` (`memcpy` at offset 0); without a symbol (or past the
+    /// end of the one below), the object's file name and link-time address:
+    /// `libc.so.6.1+0xc579c`.
+    pub fn symbol_text(&self) -> String {
+        match &self.symbol {
+            Some(s) if self.offset == 0 => s.clone(),
+            Some(s) => format!("{s}+{:#x}", self.offset),
+            None => format!("{}+{:#x}", self.object_name(), self.offset),
+        }
+    }
+
+    /// The object's file name (`libc.so.6.1`).
+    pub fn object_name(&self) -> String {
+        self.object
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| self.object.display().to_string())
+    }
+
+    /// `file.c:12` when the line tables know the pc.
+    pub fn file_line(&self) -> Option<String> {
+        match (&self.file, self.line) {
+            (Some(f), Some(l)) => Some(format!("{f}:{l}")),
+            (Some(f), None) => Some(f.clone()),
+            _ => None,
+        }
+    }
+}
+
+type Reader = gimli::EndianArcSlice<gimli::RunTimeEndian>;
+
+/// An object's parsed tables.
+struct Parsed {
+    bias: u64,
+    symbols: alpha_isa::symbols::Symbols,
+    lines: Option<Mutex<addr2line::Context<Reader>>>,
+}
+
+struct Entry {
+    object: LoadedObject,
+    parsed: OnceLock<Option<Parsed>>,
+}
+
+/// Answers pc lookups for a set of loaded objects (see the module docs).
+pub struct Symbolizer {
+    entries: Vec<Entry>,
+}
+
+impl Symbolizer {
+    /// A symbolizer for `objects`; later entries win where ranges overlap
+    /// (a newer mapping replaces an older one).
+    pub fn new(objects: Vec<LoadedObject>) -> Symbolizer {
+        Symbolizer {
+            entries: objects
+                .into_iter()
+                .map(|object| Entry {
+                    object,
+                    parsed: OnceLock::new(),
+                })
+                .collect(),
+        }
+    }
+
+    /// A symbolizer for every object loaded in `p` so far.
+    pub fn for_process(p: &crate::linux::Process) -> Symbolizer {
+        Symbolizer::new(p.objects.clone())
+    }
+
+    /// The objects it knows.
+    pub fn objects(&self) -> impl Iterator<Item = &LoadedObject> {
+        self.entries.iter().map(|e| &e.object)
+    }
+
+    /// Where `pc` is, or `None` when no loaded object holds it (or its file
+    /// cannot be read as an Alpha ELF file).
+    pub fn lookup(&self, pc: u64) -> Option<Location> {
+        let e = self
+            .entries
+            .iter()
+            .rev()
+            .find(|e| e.object.start <= pc && pc < e.object.end)?;
+        let p = e.parsed.get_or_init(|| parse(&e.object)).as_ref()?;
+        let vma = pc.wrapping_sub(p.bias);
+        // A pc past the end of the symbol below it (an unexported function
+        // of a stripped library) is named by object and offset instead.
+        let (symbol, offset) = match p.symbols.lookup(vma) {
+            Some(s) if s.value <= vma && (s.size == 0 || vma - s.value < s.size) => {
+                (Some(s.name.clone()), vma - s.value)
+            }
+            _ => (None, vma),
+        };
+        let (file, line) = p
+            .lines
+            .as_ref()
+            .and_then(|ctx| {
+                let ctx = ctx.lock().ok()?;
+                let l = ctx.find_location(vma).ok()??;
+                Some((l.file.map(str::to_string), l.line))
+            })
+            .unwrap_or((None, None));
+        Some(Location {
+            object: e.object.path.clone(),
+            symbol,
+            offset,
+            file,
+            line,
+        })
+    }
+}
+
+fn parse(o: &LoadedObject) -> Option<Parsed> {
+    let data: Arc<[u8]> = std::fs::read(&o.path).ok()?.into();
+    let bias = match o.bias {
+        Some(b) => b,
+        None => bias_of(&data, o.start, o.file_offset)?,
+    };
+    let code: Vec<_> = alpha_isa::elf::read_symbols(&data)
+        .ok()?
+        .into_iter()
+        .filter(|s| {
+            s.func
+                || s.section.starts_with(".text")
+                || matches!(s.section.as_str(), ".init" | ".fini" | ".plt")
+        })
+        .collect();
+    let symbols = alpha_isa::symbols::Symbols::for_section(&code, ".text");
+    Some(Parsed {
+        bias,
+        symbols,
+        lines: line_tables(&data).map(Mutex::new),
+    })
+}
+
+/// The load bias of a mapping of `data` at `start` from file offset `off`.
+fn bias_of(data: &[u8], start: u64, off: u64) -> Option<u64> {
+    use object::LittleEndian as LE;
+    const PAGE: u64 = crate::memory::PAGE_SIZE;
+    let hdr = object::elf::FileHeader64::<LE>::parse(data).ok()?;
+    let e = hdr.endian().ok()?;
+    let seg = hdr
+        .program_headers(e, data)
+        .ok()?
+        .iter()
+        .filter(|ph| ph.p_type(e) == object::elf::PT_LOAD)
+        .find(|ph| ph.p_offset(e) & !(PAGE - 1) == off)?;
+    Some(start.wrapping_sub(seg.p_vaddr(e) & !(PAGE - 1)))
+}
+
+/// The file's DWARF line tables, if it has any.
+fn line_tables(data: &Arc<[u8]>) -> Option<addr2line::Context<Reader>> {
+    let file = object::File::parse(&**data).ok()?;
+    file.section_by_name(".debug_line")?;
+    let load = |id: gimli::SectionId| -> Result<Reader, gimli::Error> {
+        let bytes: Arc<[u8]> = match file.section_by_name(id.name()) {
+            Some(s) => s
+                .uncompressed_data()
+                .map(|d| d.into_owned().into())
+                .unwrap_or_default(),
+            None => Arc::from(&[][..]),
+        };
+        Ok(gimli::EndianArcSlice::new(
+            bytes,
+            gimli::RunTimeEndian::Little,
+        ))
+    };
+    let dwarf = gimli::Dwarf::load(load).ok()?;
+    addr2line::Context::from_dwarf(dwarf).ok()
+}
