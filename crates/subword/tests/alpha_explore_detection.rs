@@ -69,7 +69,11 @@ fn manifest_findings_are_found_by_pct_and_random_and_replay() {
         let bin = testkit::explore_program("explore_detection", &e.program, &e.cpu).unwrap();
         if e.kind == "nothing" {
             for strategy in ["pct", "random"] {
-                let v = explore(&bin, &e.cpu, &["--strategy", strategy, "--schedules", BUDGET]);
+                let v = explore(
+                    &bin,
+                    &e.cpu,
+                    &["--strategy", strategy, "--schedules", BUDGET],
+                );
                 let n = v["findings"].as_array().unwrap().len();
                 if n != 0 {
                     failures.push(format!(
@@ -86,7 +90,14 @@ fn manifest_findings_are_found_by_pct_and_random_and_replay() {
                 let v = explore(
                     &bin,
                     &e.cpu,
-                    &["--strategy", strategy, "--schedules", BUDGET, "--seed", &seed_s],
+                    &[
+                        "--strategy",
+                        strategy,
+                        "--schedules",
+                        BUDGET,
+                        "--seed",
+                        &seed_s,
+                    ],
                 );
                 let row = table.entry(strategy).or_default();
                 row.1 += 1;
@@ -144,7 +155,14 @@ fn exhaustive_finds_the_two_thread_byte_race_with_one_preemption() {
     let v = explore(
         &bin,
         "ev4",
-        &["--strategy", "exhaustive", "--preemptions", "1", "--schedules", "20000"],
+        &[
+            "--strategy",
+            "exhaustive",
+            "--preemptions",
+            "1",
+            "--schedules",
+            "20000",
+        ],
     );
     let f = v["findings"]
         .as_array()
@@ -159,8 +177,17 @@ fn exhaustive_finds_the_two_thread_byte_race_with_one_preemption() {
     assert!(v["covered"].is_boolean(), "{v:#}");
     // The human report says it in words.
     let o = subword(&[
-        "alpha", "explore", "--cpu", "ev4", "--strategy", "exhaustive", "--preemptions", "1",
-        "--schedules", "20000", bin.to_str().unwrap(),
+        "alpha",
+        "explore",
+        "--cpu",
+        "ev4",
+        "--strategy",
+        "exhaustive",
+        "--preemptions",
+        "1",
+        "--schedules",
+        "20000",
+        bin.to_str().unwrap(),
     ]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("exhaustive: "), "{out}");

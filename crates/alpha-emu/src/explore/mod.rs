@@ -567,8 +567,48 @@ fn shows(job: &Job<'_>, key: &SiteKey, sched: &Schedule) -> Option<(Found, u64, 
         })
 }
 
-/// Fewest deviations that still show `key` (greedy, chunked).
+/// Most one-preemption schedules [`minimise`] tries for a two-sided finding.
+pub const ONE_PREEMPTION_TRIES: usize = 64;
+
+/// A one-preemption schedule that shows `key`, if a short search finds
+/// one: from the default schedule, switch from the finding's `by` thread to
+/// its other thread at a decision where `by` is inside a window (the shape
+/// of a lost store or a broken reservation), earliest first.
+fn one_preemption(job: &Job<'_>, key: &SiteKey, f: &Found) -> Option<(Found, Schedule)> {
+    let Found::Detector(d) = f else { return None };
+    let other = d.other?;
+    if other.thread == d.by.thread {
+        return None;
+    }
+    let o = run::run(&job.spec(true), &mut Replay::new(&Schedule::default())).ok()?;
+    o.taken
+        .iter()
+        .filter(|t| {
+            t.in_window
+                && t.current == d.by.thread
+                && t.runnable.contains(&other.thread)
+                && t.chosen != other.thread
+        })
+        .take(ONE_PREEMPTION_TRIES)
+        .find_map(|t| {
+            let cand = Schedule {
+                switches: vec![Switch {
+                    k: t.k,
+                    thread: other.thread,
+                }],
+            };
+            shows(job, key, &cand).map(|(f, _, s)| (f, s))
+        })
+}
+
+/// Fewest deviations that still show `key` (greedy, chunked; for a
+/// two-sided finding first a short search for one preemption).
 fn minimise(job: &Job<'_>, key: &SiteKey, f: Found, sched: Schedule) -> (Found, Schedule) {
+    if sched.preemptions() > 1 {
+        if let Some(r) = one_preemption(job, key, &f) {
+            return r;
+        }
+    }
     let mut best = sched;
     let mut best_f = f;
     let mut runs = 0;

@@ -44,8 +44,8 @@ pub struct Decision<'a> {
     /// The running thread has run [`FAIRNESS`] decisions in a row (a spin
     /// wait, most likely): it must not be chosen now.
     pub starved: bool,
-    /// Per thread: is it between a load and the store that writes the unit
-    /// back (after LDQ_U or LDx_L and before its next store)?
+    /// Per thread: is it between a load and the store that may write the
+    /// unit back (its last access was a load: LDQ_U, LDx_L, LDL, LDQ…)?
     pub in_window: &'a [bool],
 }
 
@@ -85,6 +85,8 @@ pub struct Taken {
     pub k: u64,
     pub runnable: Vec<u32>,
     pub chosen: u32,
+    /// The thread that ran before this decision.
+    pub current: u32,
     /// Was the thread that ran before this decision inside a window?
     pub in_window: bool,
 }
@@ -253,6 +255,7 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
                     k,
                     runnable: runnable.iter().map(|&r| r as u32).collect(),
                     chosen: t as u32,
+                    current: cur as u32,
                     in_window: in_window.get(cur).copied().unwrap_or(false),
                 });
             }
@@ -289,10 +292,10 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
                 if let Some(w) = in_window.get_mut(t) {
                     *w = false;
                 }
-            } else if matches!(rec.kind, AccessKind::UnalignedQuad | AccessKind::LoadLocked) {
-                if let Some(w) = in_window.get_mut(t) {
-                    *w = true;
-                }
+            } else if let Some(w) = in_window.get_mut(t) {
+                // Any load opens a window: LDQ_U…STQ_U, LDx_L…STx_C, and
+                // the aligned LDL/LDQ…STL/STQ merges of the same shape.
+                *w = true;
             }
             if spec.watch == Some(rec.addr & !7) {
                 out.steps.push(Step {
