@@ -1,14 +1,14 @@
 //! `alpha explore --svg FILE`: one finding's schedule drawn by hand as SVG.
 //! Threads are lanes (rows); each access to the finding's quadword is a
 //! box in its thread's lane, in global order from left to right (loads
-//! hollow, stores filled). For a lost store the write-back thread's
+//! hollow, stores filled; `⋯` marks accesses left out). For a lost store the write-back thread's
 //! load→write-back window is shaded, and the lost store inside it is red.
 
 use super::explore::Code;
 use alpha_emu::explore::{run::Step, Found, Reported};
 use std::fmt::Write;
 
-/// Boxes drawn on either side of the window.
+/// Accesses drawn around each of the load, the lost store and the write-back.
 const CONTEXT: usize = 12;
 
 fn esc(s: &str) -> String {
@@ -45,17 +45,32 @@ fn window(r: &Reported, steps: &[Step]) -> Option<(usize, usize, Option<usize>)>
 pub fn draw(code: &Code, r: &Reported, cpu: &str) -> String {
     let steps = &r.steps;
     let win = window(r, steps);
-    let (lo, hi) = match win {
-        Some((l, w, _)) => (
-            l.saturating_sub(CONTEXT),
-            (w + CONTEXT + 1).min(steps.len()),
-        ),
-        None => (0, steps.len().min(2 * CONTEXT + 1)),
+    // Columns: accesses near the load, the lost store and the write-back,
+    // with one gap column (`None`) where others are left out.
+    let keep: Vec<usize> = match win {
+        Some((l, w, lost)) => {
+            let mut v: Vec<usize> = [Some(l), lost, Some(w)]
+                .into_iter()
+                .flatten()
+                .flat_map(|i| i.saturating_sub(CONTEXT / 2)..(i + CONTEXT / 2 + 1).min(steps.len()))
+                .collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        }
+        None => (0..steps.len().min(2 * CONTEXT + 1)).collect(),
     };
-    let shown = &steps[lo..hi];
+    let mut cols: Vec<Option<usize>> = Vec::new();
+    for (n, &i) in keep.iter().enumerate() {
+        if n > 0 && keep[n - 1] + 1 != i {
+            cols.push(None);
+        }
+        cols.push(Some(i));
+    }
+    let shown: Vec<&Step> = keep.iter().map(|&i| &steps[i]).collect();
     let threads = shown.iter().map(|s| s.thread).max().map_or(1, |t| t + 1) as usize;
     let (lane_h, box_w, left, top) = (60.0, 28.0, 110.0, 70.0);
-    let width = left + box_w * shown.len().max(1) as f64 + 40.0;
+    let width = left + box_w * cols.len().max(1) as f64 + 40.0;
     let height = top + lane_h * threads as f64 + 90.0;
     let mut s = String::new();
     let _ = writeln!(
@@ -86,19 +101,24 @@ pub fn draw(code: &Code, r: &Reported, cpu: &str) -> String {
             yt = y + lane_h / 2.0 + 4.0
         );
     }
+    let col_of = |i: usize| cols.iter().position(|c| *c == Some(i)).unwrap_or(0);
     if let Some((l, w, _)) = win {
         let t = steps[w].thread as f64;
-        let x = left + box_w * (l - lo) as f64;
-        let wd = box_w * (w - l + 1) as f64;
+        let x = left + box_w * col_of(l) as f64;
+        let wd = box_w * (col_of(w) - col_of(l) + 1) as f64;
         let _ = writeln!(
             s,
             r##"<rect x="{x}" y="{y}" width="{wd}" height="{lane_h}" fill="#fde7a7" stroke="#d9a400"><title>load → write-back window</title></rect>"##,
             y = top + lane_h * t
         );
     }
-    for (i, st) in shown.iter().enumerate() {
-        let idx = lo + i;
-        let x = left + box_w * i as f64 + 4.0;
+    for (c, col) in cols.iter().enumerate() {
+        let x = left + box_w * c as f64 + 4.0;
+        let Some(idx) = *col else {
+            let _ = writeln!(s, r#"<text x="{x}" y="{y}">⋯</text>"#, y = top - 8.0);
+            continue;
+        };
+        let st = &steps[idx];
         let y = top + lane_h * st.thread as f64 + 15.0;
         let lost = win.and_then(|w| w.2) == Some(idx);
         let wb = win.map(|w| w.1) == Some(idx);
@@ -110,7 +130,7 @@ pub fn draw(code: &Code, r: &Reported, cpu: &str) -> String {
         };
         let sym = code.symbol(st.pc).unwrap_or_default();
         let tip = format!(
-            "thread {} pc {:#x} {} {}: {} {} bytes at {:#x}",
+            "#{idx} thread {} pc {:#x} {} {}: {} {} bytes at {:#x}",
             st.thread,
             st.pc,
             sym,
