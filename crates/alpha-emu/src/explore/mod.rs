@@ -39,7 +39,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// Decisions in a row after which the default policy switches threads.
-pub const FAIRNESS: u64 = 20_000;
+pub const FAIRNESS: u64 = 1_000;
 /// Most runs one finding's minimisation may take.
 pub const MINIMISE_RUNS: usize = 200;
 /// Default `--max-insns` per schedule.

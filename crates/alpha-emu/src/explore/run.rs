@@ -188,6 +188,8 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
     let mut cur = 0usize;
     let mut run_len = 0u64;
     let mut in_window: Vec<bool> = Vec::new();
+    let mut runnable: Vec<usize> = Vec::new();
+    let mut trace: Vec<AccessRecord> = Vec::new();
     let mut seen_findings = 0usize;
     let mut store_pcs = std::collections::BTreeSet::new();
     // Most stores repeat a recent pc (loops): a direct-mapped filter in
@@ -205,7 +207,9 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
                 .filter(|t| t.state != ThreadState::Exited)
                 .count(),
         );
-        let mut runnable = p.runnable();
+        runnable.clear();
+        runnable
+            .extend((0..p.threads.len()).filter(|&i| p.threads[i].state == ThreadState::Runnable));
         if runnable.is_empty() {
             // As `Process::run` does: a timed waiter's timeout expires,
             // otherwise every thread waits for something nobody will do.
@@ -216,7 +220,7 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
             match timed {
                 Some(i) => {
                     p.wake_thread(i, Err(crate::linux::errno::ETIMEDOUT));
-                    runnable = vec![i];
+                    runnable.push(i);
                 }
                 None => {
                     let blocked = blocked_sites(&p);
@@ -280,7 +284,8 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
         let budget = spec.max_insns - p.insns;
         let res = p.step_thread(&mut host, next, budget);
         // Feed what the step did to the detectors, in global order.
-        let trace = p.machine.mem.take_trace();
+        trace.clear();
+        p.machine.mem.swap_trace(&mut trace);
         for rec in &trace {
             let t = agent_thread(&p, rec);
             if rec.is_store {
