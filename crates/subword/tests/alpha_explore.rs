@@ -317,3 +317,40 @@ fn four_shards_through_gnu_parallel_merge_to_the_unsharded_result() {
         assert_eq!(json_of(&o), whole, "{strategy} via stdin");
     }
 }
+
+#[test]
+fn cpu_list_explores_each_model_and_compares_them() {
+    let Some(bin) = build_cli_program("cpus", "crash") else {
+        return;
+    };
+    let v = json_of(&subword(&[
+        "alpha",
+        "explore",
+        "--json",
+        "--cpu",
+        "ev4,ev56",
+        "--schedules",
+        "60",
+        bin.to_str().unwrap(),
+    ]));
+    assert_eq!(v["cpus"], serde_json::json!(["ev4", "ev56"]));
+    let cpus: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["cpu"].as_str().unwrap())
+        .collect();
+    // The same binary races the same way on both: nothing disappears.
+    assert!(cpus.contains(&"ev4") && cpus.contains(&"ev56"), "{cpus:?}");
+    assert_eq!(v["disappear_with_later_cpus"], serde_json::json!([]));
+    let ev56 = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["cpu"] == "ev56")
+        .unwrap();
+    assert!(ev56["replay_command"]
+        .as_str()
+        .unwrap()
+        .contains("--cpu ev56"));
+}

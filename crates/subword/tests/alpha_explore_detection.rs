@@ -74,11 +74,24 @@ fn manifest_findings_are_found_by_pct_and_random_and_replay() {
                     &e.cpu,
                     &["--strategy", strategy, "--schedules", BUDGET],
                 );
-                let n = v["findings"].as_array().unwrap().len();
-                if n != 0 {
+                // glibc's own mutex keeps its lock word and owner in one
+                // lock range, so its STL_C can fail on the owner store: a
+                // real contention inside the C library (both sides in
+                // `_`-prefixed glibc functions), not about the program's
+                // data, which is what "nothing" promises.
+                let about_program: Vec<&Value> = v["findings"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter(|f| {
+                        !(f["kind"] == "lock-range-contention"
+                            && sides(f).iter().all(|s| s.starts_with('_')))
+                    })
+                    .collect();
+                if !about_program.is_empty() {
                     failures.push(format!(
                         "{} {} {strategy}: expected nothing, got {:#}",
-                        e.program, e.cpu, v["findings"]
+                        e.program, e.cpu, about_program
                     ));
                 }
             }
@@ -192,4 +205,34 @@ fn exhaustive_finds_the_two_thread_byte_race_with_one_preemption() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("exhaustive: "), "{out}");
     assert!(out.contains("==== lost-store at "), "{out}");
+}
+
+#[test]
+fn svg_draws_the_lost_store_inside_the_window() {
+    let Some(bin) = testkit::explore_program("explore_svg", "adjacent_chars", "ev4") else {
+        return;
+    };
+    let dir = testkit::scratch_dir("alpha_explore_svg");
+    let svg = dir.join("race.svg");
+    let o = subword(&[
+        "alpha",
+        "explore",
+        "--cpu",
+        "ev4",
+        "--schedules",
+        "40",
+        "--svg",
+        svg.to_str().unwrap(),
+        bin.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let s = std::fs::read_to_string(&svg).unwrap();
+    assert!(s.starts_with("<svg "), "{s}");
+    assert!(s.trim_end().ends_with("</svg>"));
+    // Lanes for the threads, the window, the write-back and the lost store.
+    assert!(s.contains(">thread 1<") && s.contains(">thread 2<"), "{s}");
+    assert!(s.contains("load → write-back window</title>"), "{s}");
+    assert_eq!(s.matches(r##"fill="#e53935" stroke"##).count(), 1, "{s}");
+    assert_eq!(s.matches(r##"fill="#1e88e5" stroke"##).count(), 1, "{s}");
+    assert!(s.contains("writer_a") && s.contains("writer_b"), "{s}");
 }

@@ -500,7 +500,7 @@ fn write_text(
         }
         let secs = r.elapsed.as_secs_f64().max(1e-9);
         let what = if a.replay.is_some() {
-            "replayed 1 schedule".to_string()
+            format!("replayed 1 schedule ({} guest instructions)", r.insns)
         } else {
             format!(
                 "{} schedule(s) ({}, {:.2} s, {:.0} schedules/s, {:.1}M guest insns/s)",
