@@ -90,7 +90,7 @@ fn manifest_findings_are_found_by_pct_and_random_and_replay() {
                     .collect();
                 if !about_program.is_empty() {
                     failures.push(format!(
-                        "{} {} {strategy}: expected nothing, got {:#}",
+                        "{} {} {strategy}: expected nothing, got {:#?}",
                         e.program, e.cpu, about_program
                     ));
                 }
