@@ -766,7 +766,7 @@ impl Memory {
     }
 
     /// Append one access to the trace (no-op when tracing is off).
-    #[cold]
+    #[inline]
     pub fn record(&mut self, r: AccessRecord) {
         if let Some(t) = &mut self.trace {
             t.push(r);
@@ -776,6 +776,16 @@ impl Memory {
     /// The accesses recorded since the last call.
     pub fn take_trace(&mut self) -> Vec<AccessRecord> {
         self.trace.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// Move the accesses recorded since the last call into `buf` (cleared
+    /// first), handing `buf`'s allocation to the trace: a caller that drains
+    /// often reuses two buffers instead of growing a new one each time.
+    pub fn swap_trace(&mut self, buf: &mut Vec<AccessRecord>) {
+        buf.clear();
+        if let Some(t) = &mut self.trace {
+            std::mem::swap(t, buf);
+        }
     }
 
     // ---------------------------------------------------------- reservations

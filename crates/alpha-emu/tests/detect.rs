@@ -789,6 +789,15 @@ fn machine_llsc_with_a_system_call_inside_breaks_exception_rule() {
     assert_eq!(rule_at(&f), (Some("exception"), Some(CODE + 4)));
 }
 
+#[test]
+fn machine_llsc_with_unop_padding_and_an_untaken_branch_is_no_violation() {
+    // `unop` (LDQ_U $31) accesses nothing; a branch not taken stays straight.
+    let f = progress_of(
+        "ldq_l $1,0($16)\n unop\n addq $1,1,$2\n bne $31,1f\n unop\n stq_c $2,0($16)\n1: halt",
+    );
+    assert!(f.is_empty(), "{f:?}");
+}
+
 /// GCC's `__sync_fetch_and_add((unsigned char *)p, 1)` at -mcpu=ev4, from
 /// the seed (004), with its `ret` replaced by `halt`.
 const GCC_SYNC_FETCH_AND_ADD: &str = "
@@ -837,4 +846,31 @@ fn machine_gccs_byte_fetch_and_add_on_neighbouring_bytes_reports_nothing() {
         "CPU 1's STQ_C broke CPU 0's reservation"
     );
     assert!(d.findings().is_empty(), "{:?}", d.findings());
+}
+
+#[test]
+fn state_reset_forgets_the_schedule_and_clone_snapshots_it() {
+    let race = [
+        ldq_u(0, A0, Q, 0),
+        ldq_u(1, B0, Q + 1, 0),
+        stq_u(1, B1, Q + 1, 0xbb00),
+        stq_u(0, A1, Q, 0xaa),
+    ];
+    let code = Code::none();
+    let mut d = Detectors::new(Config { lock_range: 128 });
+    for rec in &race[..3] {
+        d.access(rec.agent as u32, rec, &code);
+    }
+    let snapshot = d.clone();
+    d.access(0, &race[3], &code);
+    assert_eq!(d.findings().len(), 1);
+    d.reset();
+    assert!(d.findings().is_empty());
+    // Only the write-back, without the loads before it: nothing is lost.
+    d.access(0, &race[3], &code);
+    assert!(d.findings().is_empty(), "reset forgot the loads and stores");
+    // The snapshot resumes where it was taken.
+    let mut s = snapshot;
+    s.access(0, &race[3], &code);
+    assert_eq!(s.findings().len(), 1);
 }

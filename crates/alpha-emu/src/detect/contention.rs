@@ -30,6 +30,7 @@ enum Breaker {
     Neighbour { site: Site, addr: u64 },
 }
 
+#[derive(Clone)]
 struct Reservation {
     thread: u32,
     addr: u64,
@@ -43,6 +44,7 @@ fn overlaps(a: u64, an: u64, b: u64, bn: u64) -> bool {
     a < b.wrapping_add(bn) && b < a.wrapping_add(an)
 }
 
+#[derive(Clone)]
 pub(super) struct Contention {
     lock_range: u64,
     res: Vec<Reservation>,
@@ -54,6 +56,10 @@ impl Contention {
             lock_range: lock_range.max(8).next_power_of_two(),
             res: Vec::new(),
         }
+    }
+
+    pub(super) fn reset(&mut self) {
+        self.res.clear();
     }
 
     pub(super) fn access(&mut self, thread: u32, rec: &AccessRecord, out: &mut Vec<Finding>) {

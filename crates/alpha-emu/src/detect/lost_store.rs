@@ -40,90 +40,224 @@ use super::{Finding, Kind, Site};
 use crate::memory::{AccessKind, AccessRecord};
 use rustc_hash::FxHashMap;
 
-/// A store's mark on one byte (`seq == 0`: none yet).
+/// One thread's most recent loads of one quadword's bytes
+/// (`seq[b] == 0`: never loaded).
 #[derive(Clone, Copy, Default)]
-struct Write {
-    seq: u64,
+struct Loads {
     thread: u32,
-    pc: u64,
-    value: u8,
+    seq: [u64; 8],
+    pc: [u64; 8],
+    /// Byte b of the value each load read, at byte b.
+    val: u64,
 }
 
-/// A thread's most recent load of one byte (`seq == 0`: none yet).
-#[derive(Clone, Copy, Default)]
-struct Read {
-    seq: u64,
-    pc: u64,
-    value: u8,
-}
-
-#[derive(Default)]
+/// The shadow state of one aligned quadword.
+#[derive(Clone)]
 struct Quad {
-    writer: [Write; 8],
-    val: [u8; 8],
-    /// Bit i: `val[i]` is known.
+    /// The only thread that has written a byte of this quadword
+    /// (`NOBODY`: none yet), unless `shared`.
+    writer: u32,
+    shared: bool,
+    /// Per byte, its last writer (`w_seq[b] == 0`: none yet).
+    w_seq: [u64; 8],
+    w_thread: [u32; 8],
+    w_pc: [u64; 8],
+    /// Byte b: the value the last writer wrote.
+    w_val: u64,
+    /// Current byte values as far as the trace has shown them (byte b at
+    /// byte b), and which are known (bit b).
+    val: u64,
     known: u8,
-    /// Each thread's most recent loads of this quadword's bytes.
-    loads: Vec<(u32, [Read; 8])>,
+    /// Each thread's loads; inline for the first two threads.
+    loads: [Loads; 2],
+    nloads: u8,
+    more: Vec<Loads>,
+}
+
+impl Default for Quad {
+    fn default() -> Self {
+        Quad {
+            writer: NOBODY,
+            shared: false,
+            w_seq: [0; 8],
+            w_thread: [0; 8],
+            w_pc: [0; 8],
+            w_val: 0,
+            val: 0,
+            known: 0,
+            loads: [Loads::default(); 2],
+            nloads: 0,
+            more: Vec::new(),
+        }
+    }
 }
 
 impl Quad {
-    fn loads_of(&self, thread: u32) -> Option<&[Read; 8]> {
-        self.loads
+    fn loads_of(&self, thread: u32) -> Option<&Loads> {
+        let inline = &self.loads[..self.nloads as usize];
+        inline
             .iter()
-            .find(|(t, _)| *t == thread)
-            .map(|(_, r)| r)
+            .chain(self.more.iter())
+            .find(|l| l.thread == thread)
     }
 
-    fn loads_of_mut(&mut self, thread: u32) -> &mut [Read; 8] {
-        let i = match self.loads.iter().position(|(t, _)| *t == thread) {
+    fn loads_of_mut(&mut self, thread: u32) -> &mut Loads {
+        let n = self.nloads as usize;
+        if let Some(i) = self.loads[..n].iter().position(|l| l.thread == thread) {
+            return &mut self.loads[i];
+        }
+        if n < 2 {
+            self.nloads += 1;
+            self.loads[n] = Loads {
+                thread,
+                ..Loads::default()
+            };
+            return &mut self.loads[n];
+        }
+        let i = match self.more.iter().position(|l| l.thread == thread) {
             Some(i) => i,
             None => {
-                self.loads.push((thread, [Read::default(); 8]));
-                self.loads.len() - 1
+                self.more.push(Loads {
+                    thread,
+                    ..Loads::default()
+                });
+                self.more.len() - 1
             }
         };
-        &mut self.loads[i].1
+        &mut self.more[i]
     }
 }
 
-/// The aligned quadword pieces of `[addr, addr + size)`: (quad, first byte
-/// index in the quad, byte count, offset of the piece in the access).
-fn pieces(addr: u64, size: u8) -> impl Iterator<Item = (u64, usize, usize, usize)> {
-    let size = size as u64;
-    let mut off = 0u64;
-    std::iter::from_fn(move || {
-        if off >= size {
-            return None;
-        }
-        let a = addr.wrapping_add(off);
-        let lo = (a & 7) as usize;
-        let n = (8 - lo as u64).min(size - off) as usize;
-        let item = (a & !7, lo, n, off as usize);
-        off += n as u64;
-        Some(item)
-    })
-}
-
+/// The aligned quadword pieces of `[addr, addr + size)` (at most two):
+/// (quad, first byte index in the quad, byte count, offset in the access).
 #[inline(always)]
-fn byte_of(v: u64, k: usize) -> u8 {
-    (v >> (8 * k)) as u8
+fn pieces(addr: u64, size: u8) -> ([(u64, usize, usize, usize); 2], usize) {
+    let lo = (addr & 7) as usize;
+    let size = size as usize;
+    let q = addr & !7;
+    if lo + size <= 8 {
+        ([(q, lo, size, 0), (0, 0, 0, 0)], 1)
+    } else {
+        let n0 = 8 - lo;
+        ([(q, lo, n0, 0), (q.wrapping_add(8), 0, size - n0, n0)], 2)
+    }
 }
 
-/// One lost byte: its address, the vanished store, T's stale load.
+/// Bits of bytes `lo..lo+n` of a quadword.
+#[inline(always)]
+fn byte_mask(lo: usize, n: usize) -> u8 {
+    (((1u16 << n) - 1) << lo) as u8
+}
+
+/// The access's value placed at its bytes' positions in quadword piece
+/// (`lo`, `off`).
+#[inline(always)]
+fn placed(v: u64, lo: usize, off: usize) -> u64 {
+    let v = if off >= 8 { 0 } else { v >> (8 * off) };
+    if lo >= 8 {
+        0
+    } else {
+        v << (8 * lo)
+    }
+}
+
+/// Byte b of entry m is 0xff where bit b of m is set.
+const BYTES_OF: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut m = 0;
+    while m < 256 {
+        let mut b = 0;
+        while b < 8 {
+            if m & (1 << b) != 0 {
+                t[m] |= 0xff << (8 * b);
+            }
+            b += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
+/// Widen bit b of `m` to byte b of a u64 (0xff or 0).
+#[inline(always)]
+fn bytes_of(m: u8) -> u64 {
+    BYTES_OF[m as usize]
+}
+
+/// Bit b set where byte b of `x` is zero.
+#[inline(always)]
+fn zero_bytes(x: u64) -> u8 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    // Bit 7 of each byte: set iff the byte is zero (no carries across bytes).
+    let y = !(((x & LOW7).wrapping_add(LOW7)) | x | LOW7);
+    // Gather the eight bit-7s into one byte (bit b from byte b).
+    ((y >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8
+}
+
+/// One lost byte: its address, the vanished store (seq, thread, pc), and
+/// the pc of T's stale load.
+#[derive(Clone)]
 struct Lost {
     addr: u64,
-    w: Write,
+    seq: u64,
+    thread: u32,
+    pc: u64,
     load_pc: u64,
 }
 
-#[derive(Default)]
+#[derive(Clone)]
 pub(super) struct LostStore {
-    quads: FxHashMap<u64, Quad>,
+    /// Aligned quadword address -> index into `quads`.
+    index: FxHashMap<u64, u32>,
+    quads: Vec<Quad>,
+    /// The last quadword looked up and its index (accesses cluster).
+    last: (u64, u32),
     lost: Vec<Lost>,
 }
 
+impl Default for LostStore {
+    fn default() -> Self {
+        LostStore {
+            index: FxHashMap::default(),
+            quads: Vec::new(),
+            last: (u64::MAX, 0),
+            lost: Vec::new(),
+        }
+    }
+}
+
+/// `Quad::writer` before any store.
+const NOBODY: u32 = u32::MAX;
+
 impl LostStore {
+    /// Forget everything, keeping the allocations.
+    pub(super) fn reset(&mut self) {
+        self.index.clear();
+        self.quads.clear();
+        self.last = (u64::MAX, 0);
+        self.lost.clear();
+    }
+
+    /// The shadow entry of quadword `q`, created empty if new.
+    #[inline(always)]
+    fn slot(&mut self, q: u64) -> usize {
+        if self.last.0 == q {
+            return self.last.1 as usize;
+        }
+        self.slot_slow(q)
+    }
+
+    #[inline(never)]
+    fn slot_slow(&mut self, q: u64) -> usize {
+        let quads = &mut self.quads;
+        let i = *self.index.entry(q).or_insert_with(|| {
+            quads.push(Quad::default());
+            (quads.len() - 1) as u32
+        });
+        self.last = (q, i);
+        i as usize
+    }
+
     pub(super) fn access(
         &mut self,
         thread: u32,
@@ -134,74 +268,103 @@ impl LostStore {
         if rec.kind == AccessKind::StoreConditionalFailed {
             return;
         }
+        let (ps, np) = pieces(rec.addr, rec.size);
         if !rec.is_store {
-            for (q, lo, n, off) in pieces(rec.addr, rec.size) {
-                let quad = self.quads.entry(q).or_default();
-                let mut vals = [0u8; 8];
-                for i in 0..n {
-                    vals[lo + i] = byte_of(rec.value, off + i);
-                    quad.val[lo + i] = vals[lo + i];
-                    quad.known |= 1 << (lo + i);
-                }
-                let loads = quad.loads_of_mut(thread);
-                for i in lo..lo + n {
-                    loads[i] = Read {
-                        seq,
-                        pc: rec.pc,
-                        value: vals[i],
-                    };
-                }
+            for &(q, lo, n, off) in &ps[..np] {
+                let i = self.slot(q);
+                let quad = &mut self.quads[i];
+                let m = byte_mask(lo, n);
+                let bm = bytes_of(m);
+                let v = placed(rec.value, lo, off) & bm;
+                quad.val = (quad.val & !bm) | v;
+                quad.known |= m;
+                let l = quad.loads_of_mut(thread);
+                l.val = (l.val & !bm) | v;
+                l.seq[lo..lo + n].fill(seq);
+                l.pc[lo..lo + n].fill(rec.pc);
             }
             return;
         }
-        self.check(thread, rec, out);
+        self.check(thread, rec, &ps[..np], out);
         // Record this store as the last writer of its footprint.
         let partial_idiom = rec.kind == AccessKind::UnalignedQuad;
-        for (q, lo, n, off) in pieces(rec.addr, rec.size) {
-            let quad = self.quads.entry(q).or_default();
-            for i in 0..n {
-                let b = lo + i;
-                let v = byte_of(rec.value, off + i);
-                let unchanged = quad.known & (1 << b) != 0 && quad.val[b] == v;
-                if !(partial_idiom && unchanged) {
-                    quad.writer[b] = Write {
-                        seq,
-                        thread,
-                        pc: rec.pc,
-                        value: v,
-                    };
+        for &(q, lo, n, off) in &ps[..np] {
+            let i = self.slot(q);
+            let quad = &mut self.quads[i];
+            let m = byte_mask(lo, n);
+            let bm = bytes_of(m);
+            let v = placed(rec.value, lo, off) & bm;
+            let foot = if partial_idiom {
+                // STQ_U: only the bytes it changed (unknown bytes count).
+                m & !(quad.known & zero_bytes((quad.val ^ v) | !bm))
+            } else {
+                m
+            };
+            if foot != 0 {
+                if quad.writer == NOBODY {
+                    quad.writer = thread;
+                } else if quad.writer != thread {
+                    quad.shared = true;
                 }
-                quad.val[b] = v;
-                quad.known |= 1 << b;
+                let fm = bytes_of(foot);
+                quad.w_val = (quad.w_val & !fm) | (v & fm);
+                if foot == m {
+                    quad.w_seq[lo..lo + n].fill(seq);
+                    quad.w_thread[lo..lo + n].fill(thread);
+                    quad.w_pc[lo..lo + n].fill(rec.pc);
+                } else {
+                    for b in lo..lo + n {
+                        if foot & (1 << b) != 0 {
+                            quad.w_seq[b] = seq;
+                            quad.w_thread[b] = thread;
+                            quad.w_pc[b] = rec.pc;
+                        }
+                    }
+                }
             }
+            quad.val = (quad.val & !bm) | v;
+            quad.known |= m;
         }
     }
 
     /// Does T's store `rec` erase another thread's store? (Before the store
     /// is recorded.)
-    fn check(&mut self, thread: u32, rec: &AccessRecord, out: &mut Vec<Finding>) {
+    fn check(
+        &mut self,
+        thread: u32,
+        rec: &AccessRecord,
+        ps: &[(u64, usize, usize, usize)],
+        out: &mut Vec<Finding>,
+    ) {
         self.lost.clear();
-        for (q, lo, n, off) in pieces(rec.addr, rec.size) {
-            let Some(quad) = self.quads.get(&q) else {
+        for &(q, lo, n, off) in ps {
+            let i = self.slot(q);
+            let quad = &self.quads[i];
+            if !quad.shared && (quad.writer == NOBODY || quad.writer == thread) {
+                continue; // no other thread ever wrote here
+            }
+            let Some(l) = quad.loads_of(thread) else {
                 continue;
             };
-            let Some(loads) = quad.loads_of(thread) else {
+            let v = placed(rec.value, lo, off);
+            // Bytes where T writes what it loaded, over a different value.
+            let stale = zero_bytes(v ^ l.val) & !zero_bytes(quad.w_val ^ l.val);
+            let m = byte_mask(lo, n) & stale;
+            if m == 0 {
                 continue;
-            };
-            for i in 0..n {
-                let b = lo + i;
-                let (l, w) = (loads[b], quad.writer[b]);
-                let v = byte_of(rec.value, off + i);
-                if l.seq != 0
-                    && w.seq > l.seq
-                    && w.thread != thread
-                    && v == l.value
-                    && w.value != l.value
+            }
+            for b in lo..lo + n {
+                if m & (1 << b) != 0
+                    && l.seq[b] != 0
+                    && quad.w_seq[b] > l.seq[b]
+                    && quad.w_thread[b] != thread
                 {
                     self.lost.push(Lost {
                         addr: q + b as u64,
-                        w,
-                        load_pc: l.pc,
+                        seq: quad.w_seq[b],
+                        thread: quad.w_thread[b],
+                        pc: quad.w_pc[b],
+                        load_pc: l.pc[b],
                     });
                 }
             }
@@ -212,18 +375,18 @@ impl LostStore {
         // One finding per vanished store, unless it covered the whole unit.
         let mut done: Vec<u64> = Vec::new();
         for k in 0..self.lost.len() {
-            let w = self.lost[k].w;
-            if done.contains(&w.seq) {
+            let (wseq, wthread, wpc) = (self.lost[k].seq, self.lost[k].thread, self.lost[k].pc);
+            if done.contains(&wseq) {
                 continue;
             }
-            done.push(w.seq);
-            if self.covers_unit(w.seq, rec) {
+            done.push(wseq);
+            if self.covers_unit(wseq, ps) {
                 continue;
             }
             let bytes: Vec<u64> = self
                 .lost
                 .iter()
-                .filter(|l| l.w.seq == w.seq)
+                .filter(|l| l.seq == wseq)
                 .map(|l| l.addr)
                 .collect();
             out.push(Finding {
@@ -233,8 +396,8 @@ impl LostStore {
                 by: Site { thread, pc: rec.pc },
                 by_load_pc: Some(self.lost[k].load_pc),
                 other: Some(Site {
-                    thread: w.thread,
-                    pc: w.pc,
+                    thread: wthread,
+                    pc: wpc,
                 }),
                 other_address: None,
                 lock_range: None,
@@ -244,12 +407,34 @@ impl LostStore {
         }
     }
 
-    /// Is store `seq` the last writer of every byte of `rec`'s unit?
-    fn covers_unit(&self, seq: u64, rec: &AccessRecord) -> bool {
-        pieces(rec.addr, rec.size).all(|(q, lo, n, _)| {
-            self.quads
-                .get(&q)
-                .is_some_and(|quad| quad.writer[lo..lo + n].iter().all(|w| w.seq == seq))
+    /// Is store `seq` the last writer of every byte of the unit `ps`?
+    fn covers_unit(&self, seq: u64, ps: &[(u64, usize, usize, usize)]) -> bool {
+        ps.iter().all(|&(q, lo, n, _)| {
+            self.index.get(&q).is_some_and(|&i| {
+                self.quads[i as usize].w_seq[lo..lo + n]
+                    .iter()
+                    .all(|&w| w == seq)
+            })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zero_bytes_and_bytes_of_agree_with_a_byte_loop() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..10_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Zero some bytes so that every pattern occurs.
+            let v = x & bytes_of((x >> 56) as u8);
+            let want = (0..8).fold(0u8, |m, b| m | (((v >> (8 * b)) as u8 == 0) as u8) << b);
+            assert_eq!(zero_bytes(v), want, "{v:#x}");
+        }
+        assert_eq!(bytes_of(0b1000_0001), 0xff00_0000_0000_00ff);
     }
 }

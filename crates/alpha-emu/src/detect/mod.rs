@@ -17,10 +17,13 @@
 //! Each finding site ([`Finding::site_key`]) is reported once per
 //! [`Detectors`], i.e. once per schedule.
 //!
-//! Cost: one global sequence number per access, one hash-map lookup per
-//! quadword an access touches (keyed by the aligned quadword address, no
-//! per-byte allocation), and a scan of the open reservations (one per
-//! thread at most) per store.
+//! Cost: one global sequence number per access; per quadword an access
+//! touches, one hash-map lookup keyed by the aligned quadword address (none
+//! when it is the previous access's quadword), with the shadow state in
+//! fixed arrays (no per-byte allocation); and a scan of the open
+//! reservations (one per thread at most) per store. [`Detectors::reset`]
+//! reuses the allocations for the next schedule. Feeding the trace through
+//! [`crate::Memory::swap_trace`] avoids regrowing a trace buffer per drain.
 
 pub mod contention;
 pub mod lost_store;
@@ -54,16 +57,24 @@ impl CodeView for crate::Memory {
 /// Anything that interrupts a thread between two instructions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EventKind {
+    /// A system call (`CALL_PAL callsys` and the other PAL calls the
+    /// personality serves).
     Syscall,
+    /// A signal delivered to the thread (asynchronous, like an interrupt).
     Signal,
+    /// A trap the thread's own instruction raised: unaligned-access fix-up,
+    /// arithmetic trap, memory fault, OPCDEC.
     Exception,
 }
 
 /// The kinds of finding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kind {
+    /// A whole-unit write-back erased another thread's partial store.
     LostStore,
+    /// A STx_C failed from a store elsewhere in its lock range.
     LockRangeContention,
+    /// An LDx_L…STx_C sequence the architecture need not let succeed.
     ForwardProgress,
 }
 
@@ -119,6 +130,9 @@ impl Finding {
 }
 
 /// All detectors of one schedule.
+/// `Clone` snapshots the detectors with a machine, so an explorer that
+/// restarts schedules from a shared prefix can restart their state too.
+#[derive(Clone)]
 pub struct Detectors {
     cfg: Config,
     /// Global sequence number of the last access (the first is 1).
@@ -145,6 +159,17 @@ impl Detectors {
         }
     }
 
+    /// Start a new schedule: forget all state and findings, keep the
+    /// allocations (cheaper than [`Detectors::new`] per schedule).
+    pub fn reset(&mut self) {
+        self.seq = 0;
+        self.lost.reset();
+        self.contention.reset();
+        self.progress.reset();
+        self.findings.clear();
+        self.seen.clear();
+    }
+
     /// The configuration in force.
     pub fn config(&self) -> Config {
         self.cfg
@@ -158,7 +183,9 @@ impl Detectors {
         self.lost.access(thread, rec, self.seq, &mut out);
         self.contention.access(thread, rec, &mut out);
         self.progress.access(thread, rec, code, &mut out);
-        self.keep(&mut out);
+        if !out.is_empty() {
+            self.keep(&mut out);
+        }
         self.scratch = out;
     }
 

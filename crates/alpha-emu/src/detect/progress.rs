@@ -45,6 +45,7 @@ use alpha_isa::{Format, Op};
 /// The Handbook's limit on instructions between LDx_L and STx_C.
 pub const MAX_INSNS: u64 = 40;
 
+#[derive(Clone)]
 struct Open {
     thread: u32,
     ll_pc: u64,
@@ -54,7 +55,7 @@ struct Open {
     exception_pc: Option<u64>,
 }
 
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(super) struct Progress {
     open: Vec<Open>,
 }
@@ -78,6 +79,10 @@ fn is_branch(op: Op) -> bool {
 }
 
 impl Progress {
+    pub(super) fn reset(&mut self) {
+        self.open.clear();
+    }
+
     pub(super) fn access(
         &mut self,
         thread: u32,
