@@ -120,6 +120,18 @@ impl Symbolizer {
         }
     }
 
+    /// A symbolizer for the ELF file at `path` as it is linked (its own
+    /// addresses, bias 0), as static tools see it.
+    pub fn for_file(path: &std::path::Path) -> Symbolizer {
+        Symbolizer::new(vec![LoadedObject {
+            path: path.to_path_buf(),
+            start: 0,
+            end: u64::MAX,
+            file_offset: 0,
+            bias: Some(0),
+        }])
+    }
+
     /// A symbolizer for every object loaded in `p` so far.
     pub fn for_process(p: &crate::linux::Process) -> Symbolizer {
         Symbolizer::new(p.objects.clone())
@@ -190,6 +202,15 @@ fn parse(o: &LoadedObject) -> Option<Parsed> {
     })
 }
 
+/// The load bias of `o` (given, or worked out from its file's program
+/// headers); `None` when the file cannot be read as ELF.
+pub fn mapping_bias(o: &LoadedObject) -> Option<u64> {
+    match o.bias {
+        Some(b) => Some(b),
+        None => bias_of(&std::fs::read(&o.path).ok()?, o.start, o.file_offset),
+    }
+}
+
 /// The load bias of a mapping of `data` at `start` from file offset `off`.
 fn bias_of(data: &[u8], start: u64, off: u64) -> Option<u64> {
     use object::LittleEndian as LE;
@@ -224,4 +245,65 @@ fn line_tables(data: &Arc<[u8]>) -> Option<addr2line::Context<Reader>> {
     };
     let dwarf = gimli::Dwarf::load(load).ok()?;
     addr2line::Context::from_dwarf(dwarf).ok()
+}
+
+/// One non-atomic sub-quadword store sequence found by
+/// [`alpha_isa::scan`]: a site a lost-store finding can come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoreSite {
+    /// The write-back (`STQ_U`/`STQ`), at its link-time address.
+    pub pc: u64,
+    /// The load of the quadword it writes back.
+    pub load_pc: u64,
+    /// `func+0xNN` of the write-back.
+    pub symbol: Option<String>,
+    /// `file.c:12` of the write-back, from the line tables.
+    pub line: Option<String>,
+    /// `unaligned-quadword` (LDQ_U…STQ_U) or `aligned-quadword` (LDQ…STQ).
+    pub shape: &'static str,
+    /// What the mask clears: `byte`, `word`, `longword` or `quadword`.
+    pub width: &'static str,
+}
+
+/// The shape name of a scanned store sequence.
+pub fn store_shape(s: &alpha_isa::scan::RmwStore) -> &'static str {
+    if s.unaligned {
+        "unaligned-quadword"
+    } else {
+        "aligned-quadword"
+    }
+}
+
+/// The non-atomic sub-quadword store sites in the code of the Alpha ELF
+/// file at `path`, in scan order, each named by symbol and line.
+pub fn store_sites(path: &std::path::Path) -> Result<Vec<StoreSite>, String> {
+    let name = path.display();
+    let data = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
+    let code = alpha_isa::elf::read_code(&data).map_err(|e| format!("{name}: {e}"))?;
+    let secs: Vec<alpha_isa::scan::Code> = code
+        .iter()
+        .map(|s| alpha_isa::scan::Code {
+            addr: s.addr,
+            bytes: &s.bytes,
+        })
+        .collect();
+    let rep = alpha_isa::scan::scan(&secs);
+    let names = Symbolizer::for_file(path);
+    Ok(rep
+        .stores
+        .iter()
+        .map(|s| {
+            let l = names.lookup(s.store);
+            StoreSite {
+                pc: s.store,
+                load_pc: s.load,
+                symbol: l
+                    .as_ref()
+                    .and_then(|l| l.symbol.is_some().then(|| l.symbol_text())),
+                line: l.as_ref().and_then(Location::file_line),
+                shape: store_shape(s),
+                width: s.width.name(),
+            }
+        })
+        .collect())
 }

@@ -124,6 +124,27 @@ fn dynamic_program_pcs_resolve_in_the_program_ld_so_and_libc() {
     );
     // The process's own lookup agrees.
     assert_eq!(p.locate(puts), s.lookup(puts));
+    // Unmapping the first page of libc's mapping (as ld.so trims an
+    // over-aligned mapping) leaves the rest named at the same bias.
+    let mut p = p;
+    let libc = p
+        .objects
+        .iter()
+        .find(|o| o.path.to_string_lossy().contains("libc.so"))
+        .unwrap()
+        .clone();
+    p.note_unmap(libc.start, 0x2000);
+    assert!(p
+        .locate(libc.start)
+        .is_none_or(|l| !l.object_name().starts_with("libc")));
+    let l = p.locate(puts).unwrap();
+    assert!(
+        PUTS.contains(&l.symbol.as_deref().unwrap_or("")) && l.offset == 0,
+        "{l:?}"
+    );
+    // Unmapping all of it forgets it.
+    p.note_unmap(libc.start, libc.end - libc.start);
+    assert!(p.locate(puts).is_none());
 }
 
 const MEMCPY_NULL: &str = r#"#include <string.h>

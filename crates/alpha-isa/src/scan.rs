@@ -6,7 +6,11 @@
 //! the containing quadword (Handbook v4, 4.6 "Byte Manipulation
 //! Instructions", the canonical sequences): `LDQ_U` (or `LDQ` when aligned),
 //! `MSKxL`/`MSKxH` to clear the bytes, `INSxx` + `BIS` to merge, and `STQ_U`
-//! (or `STQ`) to the same address. Another processor's store to any other
+//! (or `STQ`) to the same address. A `ZAP`/`ZAPNOT` with a literal mask that
+//! keeps some bytes of the loaded quadword counts as the mask too (width
+//! `partial`): the `LDQ`/`ZAPNOT`/`BIS`/`STQ` merge block copies use for the
+//! ragged ends of objects, which clobbers the neighbouring bytes it keeps
+//! with or without BWX. Another processor's store to any other
 //! byte of that quadword between the load and the store is lost. The
 //! scanner finds, within one straight-line run of code, a store whose
 //! address (base register and displacement) equals an earlier load's, with
@@ -43,6 +47,10 @@ pub enum Width {
     Longword,
     /// `MSKQL`/`MSKQH`: part of a quadword (unaligned quadword store).
     Quadword,
+    /// `ZAP`/`ZAPNOT` with a literal byte mask keeping some bytes and
+    /// clearing others: a merge of a few bytes into the quadword, as block
+    /// copies do for the ends of objects not ending on a quadword boundary.
+    Partial,
 }
 
 impl Width {
@@ -52,6 +60,7 @@ impl Width {
             Width::Word => "word",
             Width::Longword => "longword",
             Width::Quadword => "quadword",
+            Width::Partial => "partial",
         }
     }
 }
@@ -99,8 +108,12 @@ impl Report {
 /// How many first addresses [`ExtUse::first`] keeps.
 pub const FIRST: usize = 5;
 
-fn mask_width(op: Op) -> Option<Width> {
-    Some(match op {
+fn mask_width(i: &Insn) -> Option<Width> {
+    Some(match i.op {
+        Op::Zap | Op::Zapnot => match i.lit {
+            Some(m) if m != 0 && m != 0xff => Width::Partial,
+            _ => return None,
+        },
         Op::Mskbl => Width::Byte,
         Op::Mskwl | Op::Mskwh => Width::Word,
         Op::Mskll | Op::Msklh => Width::Longword,
@@ -225,7 +238,7 @@ fn find_rmw(insns: &[(u64, u32, Insn)], out: &mut Vec<RmwStore>) {
             // Follow the stored value back through BIS merges to the mask.
             if let Some(d) = dest {
                 if stored.contains(&d) {
-                    if let Some(width) = mask_width(i.op) {
+                    if let Some(width) = mask_width(&i) {
                         if mask.is_none() {
                             mask = Some((a, width, i.ra));
                         }

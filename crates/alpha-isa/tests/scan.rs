@@ -105,3 +105,27 @@ fn scan_gcc_ev4_byte_store_is_rmw_and_ev56_is_bwx() {
     assert!(ev56.bwx.count >= 2, "stb and stw");
     assert!(ev56.stores.is_empty(), "{:?}", ev56.stores);
 }
+
+#[test]
+fn scan_reports_a_zapnot_merge_into_a_loaded_quadword_as_a_partial_store_but_not_zero_extension() {
+    // The block-copy tail merge: keep bytes 6-7 of the loaded quadword,
+    // merge 6 new bytes, store the quadword back.
+    let src = "zapnot $17, 0x3f, $17\nldq $1, 0($16)\nzapnot $1, 0xc0, $1\n\
+               bis $1, $17, $1\nstq $1, 0($16)\n\
+               ldq $2, 0($18)\nzapnot $2, 0xff, $2\nstq $2, 0($18)\n\
+               ldq $3, 0($19)\nzapnot $3, $4, $3\nstq $3, 0($19)\n";
+    let words = alpha_isa::assemble_words(src, 0).unwrap();
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let rep = scan(&[Code {
+        addr: 0,
+        bytes: &bytes,
+    }]);
+    let found: Vec<(Width, u64, u64, u64, bool)> = rep
+        .stores
+        .iter()
+        .map(|s| (s.width, s.load, s.mask, s.store, s.unaligned))
+        .collect();
+    // Only the first: a mask keeping every byte, or one in a register
+    // (unknown), is not a partial merge.
+    assert_eq!(found, vec![(Width::Partial, 4, 8, 16, false)]);
+}

@@ -180,6 +180,17 @@ fn exec_scan_finds_the_pre_bwx_store_and_exits_1_but_not_in_bwx_code() {
         v["needs"].as_array().unwrap().is_empty(),
         "no BWX in pre-BWX code: {v}"
     );
+    // The same store is the one site a lost-store finding can come from;
+    // assembled without DWARF, it has no line.
+    let sites = v["sites"].as_array().expect("sites");
+    assert_eq!(sites.len(), 1, "{v}");
+    assert_eq!(sites[0]["pc"], stores[0]["store"]);
+    assert_eq!(sites[0]["load_pc"], stores[0]["load"]);
+    assert_eq!(sites[0]["width"], "byte");
+    assert!(
+        sites[0]["line"].is_null() && stores[0]["line"].is_null(),
+        "{v}"
+    );
 
     let o = subword(&["alpha", "scan", "--json", built[1].to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "STB is atomic: nothing found");
@@ -267,5 +278,98 @@ fn exec_alpha_bench_reports_both_tiers_for_every_loop() {
         text.lines()
             .any(|l| l.contains("byte-copy") && l.contains("ev5 lacks")),
         "{text}"
+    );
+}
+
+/// The line of `tests/c/explore/NAME.c` holding `text` (1-based).
+fn explore_source_line(name: &str, text: &str) -> usize {
+    let src =
+        std::fs::read_to_string(testkit::explore_source_dir().join(format!("{name}.c"))).unwrap();
+    src.lines()
+        .position(|l| l.contains(text))
+        .expect("line in source")
+        + 1
+}
+
+#[test]
+fn exec_scan_names_each_store_site_by_symbol_and_source_line_and_lists_the_sites() {
+    let Some(ev4) = testkit::explore_program("cli_scan_sites", "adjacent_chars", "ev4") else {
+        return;
+    };
+    let ev56 = testkit::explore_program("cli_scan_sites", "adjacent_chars", "ev56").unwrap();
+    let la = explore_source_line("adjacent_chars", "*p = (unsigned char)i;");
+    let lb = explore_source_line("adjacent_chars", "*p = (unsigned char)(i + 1);");
+    let o = subword(&["alpha", "scan", ev4.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    for (func, line) in [("writer_a", la), ("writer_b", lb)] {
+        let l = text
+            .lines()
+            .find(|l| l.contains(&format!("<{func}+0x")))
+            .unwrap_or_else(|| panic!("no {func} site:\n{text}"));
+        assert!(l.contains("unaligned-quadword byte store"), "{l}");
+        assert!(l.contains(&format!("adjacent_chars.c:{line})")), "{l}");
+    }
+    let o = subword(&["alpha", "scan", "--json", ev4.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let sites = v["sites"].as_array().unwrap();
+    assert_eq!(
+        sites.len(),
+        v["sub_quadword_stores"].as_array().unwrap().len()
+    );
+    for (func, line) in [("writer_a", la), ("writer_b", lb)] {
+        let mine: Vec<_> = sites
+            .iter()
+            .filter(|s| {
+                s["symbol"]
+                    .as_str()
+                    .unwrap_or("")
+                    .starts_with(&format!("{func}+"))
+            })
+            .collect();
+        assert_eq!(mine.len(), 1, "{func}: {mine:?}");
+        let s = mine[0];
+        assert_eq!(s["shape"], "unaligned-quadword");
+        assert_eq!(s["width"], "byte");
+        assert!(
+            s["line"]
+                .as_str()
+                .unwrap()
+                .ends_with(&format!("adjacent_chars.c:{line}")),
+            "{s}"
+        );
+        let pc =
+            u64::from_str_radix(s["pc"].as_str().unwrap().trim_start_matches("0x"), 16).unwrap();
+        let load = u64::from_str_radix(s["load_pc"].as_str().unwrap().trim_start_matches("0x"), 16)
+            .unwrap();
+        assert!(load < pc && pc - load < 4 * 24, "{s}");
+    }
+    // With BWX the writers store with STB: no site of theirs remains.
+    let o = subword(&["alpha", "scan", "--json", ev56.to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(
+        !v["sites"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["symbol"].as_str().unwrap_or("").starts_with("writer_")),
+        "{v}"
+    );
+    // The block copy's LDQ/ZAPNOT/BIS/STQ merge is a site with BWX too.
+    let bc = testkit::explore_program("cli_scan_sites", "block_copy", "ev56").unwrap();
+    let o = subword(&["alpha", "scan", "--json", bc.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let copy: Vec<_> = v["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["symbol"].as_str().unwrap_or("").starts_with("copy_name+"))
+        .collect();
+    assert_eq!(copy.len(), 1, "{v}");
+    assert_eq!(
+        (copy[0]["shape"].as_str(), copy[0]["width"].as_str()),
+        (Some("aligned-quadword"), Some("partial"))
     );
 }

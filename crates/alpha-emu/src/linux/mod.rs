@@ -459,14 +459,36 @@ impl Process {
         *self.symbolizer.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
     }
 
-    /// Forget the executable mappings `munmap(addr, len)` removed.
+    /// Forget what `munmap(addr, len)` removed of the executable mappings:
+    /// a mapping inside the range goes, one partly inside keeps what is
+    /// left (ld.so unmaps the slack of an over-sized mapping it aligned).
     pub fn note_unmap(&mut self, addr: u64, len: u64) {
         let end = addr.saturating_add(len);
-        let before = self.objects.len();
-        self.objects.retain(|o| o.end <= addr || o.start >= end);
-        if self.objects.len() != before {
-            *self.symbolizer.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
+        if !self.objects.iter().any(|o| o.start < end && addr < o.end) {
+            return;
         }
+        let mut kept = Vec::with_capacity(self.objects.len() + 1);
+        for o in std::mem::take(&mut self.objects) {
+            if o.end <= addr || o.start >= end {
+                kept.push(o);
+                continue;
+            }
+            // The pieces left no longer start where the file offset says,
+            // so fix the bias from the mapping as it was.
+            let bias = o.bias.or_else(|| crate::symbols::mapping_bias(&o));
+            for (s, e) in [(o.start, addr.min(o.end)), (end.max(o.start), o.end)] {
+                if s < e {
+                    kept.push(crate::symbols::LoadedObject {
+                        start: s,
+                        end: e,
+                        bias,
+                        ..o.clone()
+                    });
+                }
+            }
+        }
+        self.objects = kept;
+        *self.symbolizer.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
     }
 
     /// `insn at 0x… <func+0xNN> (file.c:12)` for diagnostics; the symbol

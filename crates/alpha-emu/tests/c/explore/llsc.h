@@ -6,7 +6,7 @@
    it is. */
 #include "explore.h"
 
-#define MAX_TRIES 50
+#define MAX_TRIES 8
 
 static volatile long counter ISOLATED;
 static volatile long other ISOLATED;
