@@ -728,16 +728,6 @@ impl Memory {
 
     // ----------------------------------------------------------------- tracing
 
-    /// Exchange the recorded accesses with `buf` (which should be empty):
-    /// like [`Memory::take_trace`], but the caller's buffer keeps its
-    /// capacity, so a scheduler draining the trace after every step does
-    /// not allocate. No-op when tracing is off.
-    pub fn swap_trace(&mut self, buf: &mut Vec<AccessRecord>) {
-        if let Some(t) = &mut self.trace {
-            std::mem::swap(t, buf);
-        }
-    }
-
     /// Record every data access the interpreter makes from now on (`true`),
     /// or stop (`false`). Observers — a lost-store detector, a schedule
     /// explorer — read the record instead of patching the CPU.

@@ -74,20 +74,7 @@ fn manifest_findings_are_found_by_pct_and_random_and_replay() {
                     &e.cpu,
                     &["--strategy", strategy, "--schedules", BUDGET],
                 );
-                // glibc's own mutex keeps its lock word and owner in one
-                // lock range, so its STL_C can fail on the owner store: a
-                // real contention inside the C library (both sides in
-                // `_`-prefixed glibc functions), not about the program's
-                // data, which is what "nothing" promises.
-                let about_program: Vec<&Value> = v["findings"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .filter(|f| {
-                        !(f["kind"] == "lock-range-contention"
-                            && sides(f).iter().all(|s| s.starts_with('_')))
-                    })
-                    .collect();
+                let about_program: Vec<&Value> = v["findings"].as_array().unwrap().iter().collect();
                 if !about_program.is_empty() {
                     failures.push(format!(
                         "{} {} {strategy}: expected nothing, got {:#?}",

@@ -18,12 +18,14 @@ use std::io::{IsTerminal, Write};
 pub struct Code {
     sections: Vec<alpha_isa::elf::CodeSection>,
     syms: Symbols,
+    /// `file:line` from the program's DWARF line tables.
+    lines: alpha_emu::symbols::Symbolizer,
     /// The non-atomic sub-quadword store sites `alpha scan` finds.
     pub scan_sites: Vec<alpha_isa::scan::RmwStore>,
 }
 
 impl Code {
-    pub fn new(elf: &[u8]) -> Code {
+    pub fn new(elf: &[u8], path: &std::path::Path) -> Code {
         let sections = alpha_isa::elf::read_code(elf).unwrap_or_default();
         let syms = alpha_isa::elf::read_symbols(elf)
             .map(|s| Symbols::for_section(&s, ".text"))
@@ -39,6 +41,7 @@ impl Code {
         Code {
             sections,
             syms,
+            lines: alpha_emu::symbols::Symbolizer::for_file(path),
             scan_sites,
         }
     }
@@ -62,22 +65,29 @@ impl Code {
         }
     }
 
+    /// `file.c:12` for `pc`, when the program has line tables for it.
+    pub fn line(&self, pc: u64) -> Option<String> {
+        self.lines.lookup(pc).and_then(|l| l.file_line())
+    }
+
     fn side(&self, thread: u32, pc: u64) -> Value {
         json!({
             "thread": thread,
             "pc": format!("{pc:#x}"),
             "symbol": self.symbol(pc),
+            "line": self.line(pc),
             "insn": self.insn(pc),
         })
     }
 
-    /// `pc <symbol> insn`, for the human report.
+    /// `pc <symbol> insn  file:line`, for the human report.
     fn at(&self, pc: u64) -> String {
         let sym = self
             .symbol(pc)
             .map(|s| format!(" <{s}>"))
             .unwrap_or_default();
-        format!("pc {pc:#x}{sym}  {}", self.insn(pc))
+        let line = self.line(pc).map(|l| format!("  {l}")).unwrap_or_default();
+        format!("pc {pc:#x}{sym}  {}{line}", self.insn(pc))
     }
 }
 
@@ -294,7 +304,7 @@ pub fn run(a: ExploreArgs) -> CmdResult {
     }
     let path = a.program[0].clone();
     let elf = std::fs::read(&path).map_err(|e| Failure(format!("{path}: {e}")))?;
-    let code = Code::new(&elf);
+    let code = Code::new(&elf, std::path::Path::new(&path));
     let mut runs = Vec::new();
     for (m, cpu) in models.iter().zip(&cpus) {
         let mut opts = Options::new(m, a.program.clone());
