@@ -874,3 +874,57 @@ fn state_reset_forgets_the_schedule_and_clone_snapshots_it() {
     s.access(0, &race[3], &code);
     assert_eq!(s.findings().len(), 1);
 }
+
+#[test]
+fn machine_pre_bwx_unaligned_word_store_loses_neighbours_in_both_quadwords() {
+    // The Handbook's unaligned word store (two read-modify-writes, high
+    // quadword first) of 0x1234 at DATA+7; CPU 1 (at CODE+44) stores
+    // bytes 6 and 9 with STB.
+    let src = format!(
+        "
+        ldq_u $2, 1($16)
+        ldq_u $1, 0($16)
+        inswh $17, $16, $4
+        inswl $17, $16, $3
+        mskwh $2, $16, $2
+        mskwl $1, $16, $1
+        bis   $2, $4, $2
+        bis   $1, $3, $1
+        stq_u $2, 1($16)
+        stq_u $1, 0($16)
+        halt
+        ldah  $1, {}($31)
+        stb   $18, 6($1)
+        stb   $18, 9($1)
+        halt",
+        DATA >> 16
+    );
+    let mut m = machine_with("ev56", 2, &src);
+    m.mem.set_trace(true);
+    m.cpus[0].r[16] = DATA + 7;
+    m.cpus[0].r[17] = 0x1234;
+    m.cpus[1].pc = CODE + 44;
+    m.cpus[1].r[18] = 0x77;
+    let mut d = detectors(&m);
+    assert_eq!(m.run(0, 2), Event::BudgetExhausted); // both LDQ_U
+    to_halt(&mut m, 1);
+    to_halt(&mut m, 0);
+    drain(&mut m, &mut d);
+    assert_eq!(
+        data(&m, 6, 4),
+        vec![0, 0x34, 0x12, 0],
+        "both neighbours vanished"
+    );
+    let got: Vec<(u64, u64, u64)> = d
+        .findings()
+        .iter()
+        .map(|f| (f.address, f.by.pc, f.other.unwrap().pc))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (DATA + 9, CODE + 32, CODE + 52), // high STQ_U erases CPU 1's byte 9
+            (DATA + 6, CODE + 36, CODE + 48), // low STQ_U erases CPU 1's byte 6
+        ]
+    );
+}
