@@ -44,7 +44,9 @@ fn cold_heads() -> Box<Heads> {
 
 /// Decoded pages keyed by page number.
 pub struct ICache {
-    blocks: Vec<Box<Block>>,
+    /// Shared, never changed once decoded (a stale page gets a new block),
+    /// so a clone of the cache (a machine snapshot) shares them.
+    blocks: Vec<std::sync::Arc<Block>>,
     heads: Vec<Box<Heads>>,
     /// Per block, when it was decoded (see [`Request`]).
     epochs: Vec<u64>,
@@ -288,6 +290,7 @@ impl ICache {
                     *d = translate(insn, base + 4 * i as u64, self.fast);
                 }
                 self.decoded_pages += 1;
+                let block = std::sync::Arc::<Block>::from(block);
                 let i = match self.free.pop() {
                     Some(i) => {
                         self.blocks[i] = block;

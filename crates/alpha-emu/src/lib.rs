@@ -8,6 +8,8 @@
 //! - [`machine`]: CPUs sharing a memory.
 //! - [`detect`]: lost-store, lock-range-contention and forward-progress
 //!   detectors over the access trace.
+//! - [`explore`]: the schedule explorer (strategies, replay strings,
+//!   minimisation, parallel and sharded runs) driving [`detect`].
 //! - [`loader`]: ELF64 Alpha executables into memory.
 //! - [`linux`]: the Linux user-mode personality (initial stack, system calls,
 //!   events to signals).
@@ -23,6 +25,7 @@ pub mod chipset;
 pub mod cpu;
 pub mod detect;
 pub mod exec;
+pub mod explore;
 pub mod fp;
 pub mod gdb;
 pub mod icache;

@@ -13,6 +13,10 @@ pub struct Machine {
     pub cpus: Vec<Cpu>,
     pub mem: Memory,
     pub icache: ICache,
+    /// Stop every [`Machine::run`] before the next scheduling point (a data
+    /// access) after its first instruction, as [`exec::fast::run_to_point`]
+    /// says; the schedule explorer sets it while two or more threads can run.
+    pub stop_at_points: bool,
 }
 
 impl Machine {
@@ -32,11 +36,20 @@ impl Machine {
             cpus,
             mem: Memory::new(),
             icache: ICache::new(),
+            stop_at_points: false,
         }
     }
 
     /// Run CPU `cpu` for at most `budget` instructions.
     pub fn run(&mut self, cpu: usize, budget: u64) -> Event {
+        if self.stop_at_points {
+            return exec::fast::run_to_point(
+                &mut self.cpus[cpu],
+                &mut self.mem,
+                &mut self.icache,
+                budget,
+            );
+        }
         exec::run(&mut self.cpus[cpu], &mut self.mem, &mut self.icache, budget)
     }
 

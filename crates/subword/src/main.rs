@@ -58,7 +58,9 @@ pub enum AlphaCmd {
     /// Run an Alpha Linux ELF executable.
     Run(RunArgs),
     /// Run a multi-threaded guest under many schedules and report lost sub-quadword stores.
-    Explore(ExploreArgs),
+    Explore(Box<ExploreArgs>),
+    /// Merge the `--json` outputs of several `explore --shard` runs into one.
+    ExploreMerge(ExploreMergeArgs),
     /// Disassemble an ELF's executable sections, or raw little-endian words.
     Disasm(DisasmArgs),
     /// Assemble GNU-as syntax into a static Alpha ELF executable (entry `_start`).
@@ -138,25 +140,68 @@ pub struct RunArgs {
 
 #[derive(Args)]
 pub struct ExploreArgs {
-    #[command(flatten)]
-    pub cpu: CpuArg,
+    /// Processor model(s), comma-separated (`ev4,ev56`: explore each and
+    /// say which findings disappear with BWX).
+    #[arg(long, default_value = "ev67")]
+    pub cpu: String,
+    /// Directory holding the guest's dynamic loader and libraries (like qemu's -L).
     #[arg(long)]
     pub sysroot: Option<PathBuf>,
+    /// Schedules to run (default 1000).
     #[arg(long, value_parser = parse_u64)]
     pub schedules: Option<u64>,
+    /// Seed of the random and pct strategies (default 0).
     #[arg(long, value_parser = parse_u64)]
     pub seed: Option<u64>,
+    /// random, pct (default) or exhaustive.
     #[arg(long)]
     pub strategy: Option<String>,
+    /// PCT depth d: d-1 priority change points per schedule (default 3).
+    #[arg(long, value_parser = parse_u64)]
+    pub depth: Option<u64>,
+    /// Exhaustive: most preemptions per schedule (default 2).
+    #[arg(long, value_parser = parse_u64)]
+    pub preemptions: Option<u64>,
+    /// Stop starting schedules after this many seconds.
+    #[arg(long, value_parser = parse_u64)]
+    pub time_limit: Option<u64>,
+    /// Instructions per schedule before it is cut off (default 50000000).
+    #[arg(long, value_parser = parse_u64)]
+    pub max_insns: Option<u64>,
+    /// Size in bytes of the aligned LDx_L/STx_C lock range (power of two, 8..8192).
     #[arg(long, value_parser = parse_u64)]
     pub lock_range: Option<u64>,
+    /// Print one JSON object on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Rerun exactly the schedule this replay string names.
     #[arg(long)]
     pub replay: Option<String>,
-    pub program: PathBuf,
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    pub args: Vec<String>,
+    /// Host threads running schedules (never changes what is found).
+    #[arg(long, value_parser = parse_u64)]
+    pub jobs: Option<u64>,
+    /// Run only the I-th of N disjoint slices of the schedules (1 <= I <= N).
+    #[arg(long)]
+    pub shard: Option<String>,
+    /// Draw the first finding's schedule as SVG into FILE.
+    #[arg(long)]
+    pub svg: Option<PathBuf>,
+    /// The Alpha ELF executable and the arguments passed to the guest
+    /// (options end at PROGRAM).
+    #[arg(
+        value_name = "PROGRAM [ARGS]...",
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        required = true
+    )]
+    pub program: Vec<String>,
+}
+
+#[derive(Args)]
+pub struct ExploreMergeArgs {
+    /// `alpha explore --json` outputs of several shards (`-`: standard input).
+    #[arg(required = true)]
+    pub files: Vec<String>,
 }
 
 #[derive(Args)]

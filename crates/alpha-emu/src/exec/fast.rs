@@ -416,14 +416,58 @@ pub fn end_of_page() -> Uop {
 /// On return `cpu.pc` and `cpu.icount` are up to date.
 pub fn run(cpu: &mut Cpu, mem: &mut Memory, ic: &mut ICache, budget: u64) -> Event {
     if mem.tracing() {
-        run_loop::<true>(cpu, mem, ic, budget)
+        run_loop::<true, false>(cpu, mem, ic, budget)
     } else {
-        run_loop::<false>(cpu, mem, ic, budget)
+        run_loop::<false, false>(cpu, mem, ic, budget)
     }
 }
 
-/// The loop, compiled once with memory tracing (`TR`) and once without.
-fn run_loop<const TR: bool>(
+/// Like [`run`], but also stop (with [`Event::BudgetExhausted`], `cpu.pc`
+/// at the instruction, not executed) *before* the next scheduling point
+/// after the first instruction: a data load or store of any width
+/// (LDx, STx, LDQ_U/STQ_U, LDx_L/STx_C, floating-point loads and stores).
+/// The first instruction always executes, so a caller resuming a CPU that
+/// stopped at a point makes progress. Memory tracing stays as it is; the
+/// compiling tier is not entered (it would run past points).
+pub fn run_to_point(cpu: &mut Cpu, mem: &mut Memory, ic: &mut ICache, budget: u64) -> Event {
+    if mem.tracing() {
+        run_loop::<true, true>(cpu, mem, ic, budget)
+    } else {
+        run_loop::<false, true>(cpu, mem, ic, budget)
+    }
+}
+
+/// Is this micro-op a data access (a scheduling point of [`run_to_point`])?
+#[inline(always)]
+pub fn is_point(u: &Uop) -> bool {
+    match u.kind {
+        K::Ldq
+        | K::Ldl
+        | K::LdqU
+        | K::Stq
+        | K::Stl
+        | K::StqU
+        | K::Ldbu
+        | K::Stb
+        | K::Ldwu
+        | K::Stw => true,
+        K::Generic => is_access(u.insn.op),
+        _ => false,
+    }
+}
+
+/// Does `op` read or write data memory?
+pub fn is_access(op: Op) -> bool {
+    mem::shape(op).is_some()
+        || matches!(
+            op,
+            Op::Ldf | Op::Ldg | Op::Lds | Op::Ldt | Op::Stf | Op::Stg | Op::Sts | Op::Stt
+        )
+}
+
+/// The loop, compiled once with memory tracing (`TR`) and once without,
+/// and once more stopping before scheduling points (`SP`, see [`run_to_point`]).
+fn run_loop<const TR: bool, const SP: bool>(
     cpu: &mut Cpu,
     mem: &mut Memory,
     ic: &mut ICache,
@@ -436,7 +480,10 @@ fn run_loop<const TR: bool>(
     cpu.r[31] = 0;
     // Arrivals before a region is compiled; 0: interpret only (always
     // while tracing, which compiled code does not report).
-    let thr = if TR { 0 } else { ic.jit_threshold() };
+    let thr = if TR || SP { 0 } else { ic.jit_threshold() };
+    // With `SP`: set once the first instruction has been looked at; from
+    // then on a scheduling point stops the loop before it executes.
+    let mut armed = false;
     // Skip the arrival check once: when the last pass of the outer loop
     // came back from compiled code at `pc` (interpret at least one
     // instruction before entering it again), and on entry, because resuming
@@ -531,6 +578,13 @@ fn run_loop<const TR: bool>(
                 break 'outer (Event::BudgetExhausted, false);
             }
             let u = &block[idx];
+            if SP {
+                if armed && is_point(u) {
+                    pc = at!(idx);
+                    break 'outer (Event::BudgetExhausted, false);
+                }
+                armed = true;
+            }
             left -= 1;
             let r = &mut cpu.r;
             let (ra, rb, rc) = (

@@ -6,6 +6,9 @@ pub mod demo;
 pub mod demo_chipset;
 pub mod demo_pto;
 pub mod disasm;
+pub mod explore;
+pub mod explore_merge;
+pub mod explore_svg;
 pub mod io;
 pub mod machine;
 pub mod pto_asm;
@@ -23,7 +26,8 @@ pub fn not_built(what: &str) -> CmdResult {
 pub fn alpha(c: AlphaCmd) -> CmdResult {
     match c {
         AlphaCmd::Run(a) => run::run(a),
-        AlphaCmd::Explore(_) => not_built("alpha explore"),
+        AlphaCmd::Explore(a) => explore::run(*a),
+        AlphaCmd::ExploreMerge(a) => explore_merge::run(a),
         AlphaCmd::Disasm(a) => disasm::run(a),
         AlphaCmd::Asm(a) => asm::run(a),
         AlphaCmd::Scan(a) => scan::run(a),

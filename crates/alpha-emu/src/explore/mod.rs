@@ -1,0 +1,648 @@
+//! The schedule explorer: runs a multi-threaded Linux guest under many
+//! deterministic schedules and collects what the detectors
+//! ([`crate::detect`]) find, plus deadlocks and crashes.
+//!
+//! - [`replay`]: a schedule is a list of deviations from a default policy,
+//!   printed as a replay string; every strategy produces one.
+//! - [`run`]: one schedule — where the scheduling points are and why they
+//!   lose no schedule a detector could tell apart.
+//! - [`strategy`]: random walk and PCT; the exhaustive strategy (all
+//!   schedules within a preemption bound, by iterative deepening) is here.
+//!
+//! Every schedule is a pure function of the program, its input, the
+//! options and its replay string: each run loads the program afresh with
+//! [`Options::deterministic`] on and the compiling tier off, schedule `i`
+//! of a random or PCT exploration draws from a generator seeded by
+//! (`seed`, `i`) alone, and the exhaustive enumeration order is fixed.
+//! That is what makes `--jobs` (schedules on host threads, results taken in
+//! schedule order) and `--shard I/N` (schedule `i` belongs to shard
+//! `i mod N + 1`) change how work is spread and never what is found: a
+//! finding is reported once per site with the lowest schedule index that
+//! showed it, so merging shards by lowest index gives the unsharded result.
+//!
+//! Before a finding is reported its schedule is minimised: deviations after
+//! the decision where it appeared are dropped (the run is identical up to
+//! there), then runs of deviations are removed while the same site still
+//! shows (halves, quarters, … single ones, at most [`MINIMISE_RUNS`] runs).
+
+pub mod replay;
+pub mod run;
+pub mod strategy;
+
+use crate::detect;
+use crate::linux::Options;
+use replay::{Schedule, Switch};
+use run::{Chooser, Outcome, Replay, Spec};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Decisions in a row after which the default policy switches threads.
+pub const FAIRNESS: u64 = 1_000;
+/// Most runs one finding's minimisation may take.
+pub const MINIMISE_RUNS: usize = 200;
+/// Default `--max-insns` per schedule.
+pub const DEFAULT_MAX_INSNS: u64 = 50_000_000;
+
+/// Something that went wrong in one schedule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// lost-store, lock-range-contention, forward-progress (thread numbers
+    /// are thread indices: 0 is the main thread).
+    Detector(detect::Finding),
+    /// Every live thread blocked with nothing to wake it: (thread, pc) each.
+    Deadlock { blocked: Vec<(u32, u64)> },
+    /// The guest was killed by a signal.
+    Crash {
+        thread: u32,
+        pc: u64,
+        signal: u8,
+        why: String,
+    },
+}
+
+/// What deduplicates findings: kind and site.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SiteKey {
+    pub kind: String,
+    pub pcs: Vec<u64>,
+}
+
+impl Found {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Found::Detector(f) => f.kind.as_str(),
+            Found::Deadlock { .. } => "deadlock",
+            Found::Crash { .. } => "crash",
+        }
+    }
+
+    pub fn site_key(&self) -> SiteKey {
+        let pcs = match self {
+            Found::Detector(f) => {
+                let (_, by, other) = f.site_key();
+                let mut v = vec![by];
+                v.extend(other);
+                v
+            }
+            Found::Deadlock { blocked } => blocked.iter().map(|b| b.1).collect(),
+            Found::Crash { pc, signal, .. } => vec![*pc, *signal as u64],
+        };
+        SiteKey {
+            kind: self.kind().to_string(),
+            pcs,
+        }
+    }
+}
+
+/// Exploration strategy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Strategy {
+    Random,
+    Pct,
+    Exhaustive,
+}
+
+impl Strategy {
+    pub fn parse(s: &str) -> Result<Strategy, String> {
+        match s {
+            "random" => Ok(Strategy::Random),
+            "pct" => Ok(Strategy::Pct),
+            "exhaustive" => Ok(Strategy::Exhaustive),
+            _ => Err(format!(
+                "unknown strategy `{s}`; known strategies: random, pct, exhaustive"
+            )),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Random => "random",
+            Strategy::Pct => "pct",
+            Strategy::Exhaustive => "exhaustive",
+        }
+    }
+}
+
+/// Everything an exploration needs besides the program.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// The run options (model, argv, sysroot, lock range…); the explorer
+    /// forces `deterministic` on and the compiling tier off.
+    pub opts: Options,
+    pub strategy: Strategy,
+    pub schedules: u64,
+    pub seed: u64,
+    /// PCT depth.
+    pub depth: u32,
+    /// Exhaustive preemption bound.
+    pub preemptions: u32,
+    pub max_insns: u64,
+    pub time_limit: Option<Duration>,
+    pub jobs: usize,
+    /// (I, N): this is shard I (1-based) of N.
+    pub shard: (u64, u64),
+}
+
+impl Settings {
+    pub fn new(opts: Options) -> Settings {
+        Settings {
+            opts,
+            strategy: Strategy::Pct,
+            schedules: 1000,
+            seed: 0,
+            depth: 3,
+            preemptions: 2,
+            max_insns: DEFAULT_MAX_INSNS,
+            time_limit: None,
+            jobs: 1,
+            shard: (1, 1),
+        }
+    }
+
+    fn run_opts(&self) -> Options {
+        let mut o = self.opts.clone();
+        o.deterministic = true;
+        o.jit = None;
+        o.jit_stats = false;
+        o.strace = false;
+        o.max_insns = None;
+        o
+    }
+
+    fn lock_range(&self) -> u64 {
+        self.opts.lock_range.unwrap_or(self.opts.model.lock_range)
+    }
+
+    fn in_shard(&self, index: u64) -> bool {
+        index % self.shard.1 == self.shard.0 - 1
+    }
+}
+
+/// One reported finding.
+#[derive(Clone, Debug)]
+pub struct Reported {
+    /// As seen in the minimised schedule.
+    pub found: Found,
+    /// The minimised schedule that shows it.
+    pub schedule: Schedule,
+    /// Index of the first schedule that showed it.
+    pub first_schedule: u64,
+    /// Preemptions of that schedule before minimising.
+    pub original_preemptions: usize,
+    /// How many schedules showed it.
+    pub hits: u64,
+    /// Accesses to the finding's quadword in the minimised schedule.
+    pub steps: Vec<run::Step>,
+}
+
+/// Progress, for a progress bar.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    pub done: u64,
+    pub total: u64,
+    pub findings: usize,
+}
+
+/// The result of an exploration.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    pub schedules_run: u64,
+    pub findings: Vec<Reported>,
+    /// Exhaustive: every schedule within the bound was run.
+    pub covered: Option<bool>,
+    /// Exhaustive: schedules per preemption count that were run.
+    pub per_level: Vec<u64>,
+    /// Most threads alive at once in any schedule.
+    pub threads: usize,
+    pub insns: u64,
+    /// Schedules `--max-insns` ended.
+    pub insn_limited: u64,
+    /// Store pcs some schedule executed.
+    pub store_pcs: BTreeSet<u64>,
+    /// The time limit stopped the exploration early.
+    pub timed_out: bool,
+    pub elapsed: Duration,
+}
+
+impl Report {
+    /// Only one thread ever existed: nothing could interleave.
+    pub fn single_threaded(&self) -> bool {
+        self.threads <= 1 && self.schedules_run > 0
+    }
+}
+
+/// Run `elf` under exactly `schedule`.
+pub fn replay_one(
+    elf: &[u8],
+    s: &Settings,
+    schedule: &Schedule,
+    watch: Option<u64>,
+) -> Result<Outcome, String> {
+    let opts = s.run_opts();
+    let spec = Spec {
+        template: None,
+        elf,
+        opts: &opts,
+        max_insns: s.max_insns,
+        lock_range: s.lock_range(),
+        record_taken: false,
+        watch,
+    };
+    run::run(&spec, &mut Replay::new(schedule))
+}
+
+/// The quadword a finding is about (for `--svg`).
+pub fn watch_of(f: &Found) -> Option<u64> {
+    match f {
+        Found::Detector(d) => Some(d.address & !7),
+        _ => None,
+    }
+}
+
+struct Job<'a> {
+    template: run::Template,
+    elf: &'a [u8],
+    s: &'a Settings,
+    opts: Options,
+    start: Instant,
+    stop: AtomicBool,
+}
+
+impl Job<'_> {
+    fn out_of_time(&self) -> bool {
+        if let Some(t) = self.s.time_limit {
+            if self.start.elapsed() >= t {
+                self.stop.store(true, Ordering::Relaxed);
+            }
+        }
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    fn spec(&self, record_taken: bool) -> Spec<'_> {
+        Spec {
+            template: Some(&self.template),
+            elf: self.elf,
+            opts: &self.opts,
+            max_insns: self.s.max_insns,
+            lock_range: self.s.lock_range(),
+            record_taken,
+            watch: None,
+        }
+    }
+
+    /// Run `n` schedules (by index) on `jobs` host threads; results in
+    /// index order, `None` for those the time limit skipped.
+    fn par<F>(&self, items: &[u64], f: F) -> Result<Vec<Option<Outcome>>, String>
+    where
+        F: Fn(u64) -> Result<Outcome, String> + Sync,
+    {
+        let results: Mutex<Vec<Option<Result<Outcome, String>>>> =
+            Mutex::new((0..items.len()).map(|_| None).collect());
+        let next = AtomicUsize::new(0);
+        let jobs = self.s.jobs.max(1).min(items.len().max(1));
+        std::thread::scope(|sc| {
+            for _ in 0..jobs {
+                sc.spawn(|| loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= items.len() || self.out_of_time() {
+                        break;
+                    }
+                    let r = f(items[i]);
+                    let failed = r.is_err();
+                    results.lock().expect("results")[i] = Some(r);
+                    if failed {
+                        self.stop.store(true, Ordering::Relaxed);
+                    }
+                });
+            }
+        });
+        let mut out = Vec::with_capacity(items.len());
+        let mut gap = false;
+        for r in results.into_inner().expect("results") {
+            match r {
+                Some(Err(e)) => return Err(e),
+                // After the first skipped schedule keep none, so a time
+                // limit leaves a prefix of the schedule order.
+                Some(Ok(o)) if !gap => out.push(Some(o)),
+                _ => {
+                    gap = true;
+                    out.push(None);
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Explore `elf` under `s`. `progress` is called after each batch.
+pub fn explore(
+    elf: &[u8],
+    s: &Settings,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Report, String> {
+    let job = Job {
+        template: run::Template::new(elf, &s.run_opts())?,
+        elf,
+        s,
+        opts: s.run_opts(),
+        start: Instant::now(),
+        stop: AtomicBool::new(false),
+    };
+    let mut rep = Report::default();
+    let mut col = Collector::default();
+    // Schedule 0 is the default schedule: it tells whether anything can
+    // interleave and how many decisions a schedule makes.
+    let first = run::run(
+        &job.spec(s.strategy == Strategy::Exhaustive),
+        &mut Replay::new(&Schedule::default()),
+    )?;
+    let length = first.decisions;
+    let single = first.threads <= 1;
+    let total = if single { 1 } else { s.schedules.max(1) };
+    if s.in_shard(0) {
+        col.absorb(&mut rep, 0, &first);
+    }
+    progress(Progress {
+        done: rep.schedules_run,
+        total,
+        findings: col.order.len(),
+    });
+    if !single {
+        match s.strategy {
+            Strategy::Random | Strategy::Pct => {
+                let items: Vec<u64> = (1..s.schedules).filter(|&i| s.in_shard(i)).collect();
+                for batch in items.chunks(64.max(s.jobs * 8)) {
+                    let outs = job.par(batch, |i| {
+                        let rng = strategy::Rng::for_schedule(s.seed, i);
+                        let mut ch: Box<dyn Chooser> = match s.strategy {
+                            Strategy::Random => Box::new(strategy::Random::new(rng)),
+                            _ => Box::new(strategy::Pct::new(rng, s.depth, length)),
+                        };
+                        run::run(&job.spec(false), ch.as_mut())
+                    })?;
+                    for (i, o) in batch.iter().zip(outs) {
+                        match o {
+                            Some(o) => col.absorb(&mut rep, *i, &o),
+                            None => rep.timed_out = true,
+                        }
+                    }
+                    progress(Progress {
+                        done: rep.schedules_run,
+                        total,
+                        findings: col.order.len(),
+                    });
+                    if rep.timed_out {
+                        break;
+                    }
+                }
+            }
+            Strategy::Exhaustive => {
+                exhaustive(&job, &first, &mut rep, &mut col, progress, total)?;
+            }
+        }
+    }
+    // Minimise each new site's schedule, in the order sites were found.
+    for key in &col.order {
+        let (f, sched, first_schedule, hits) = col.found[key].clone();
+        let original = sched.preemptions();
+        let (found_min, sched_min) = minimise(&job, key, f, sched);
+        let steps = match watch_of(&found_min) {
+            Some(w) => replay_one(elf, s, &sched_min, Some(w))
+                .map(|o| o.steps)
+                .unwrap_or_default(),
+            None => Vec::new(),
+        };
+        rep.findings.push(Reported {
+            found: found_min,
+            schedule: sched_min,
+            first_schedule,
+            original_preemptions: original,
+            hits,
+            steps,
+        });
+    }
+    rep.findings.sort_by_key(|r| r.first_schedule);
+    rep.elapsed = job.start.elapsed();
+    Ok(rep)
+}
+
+/// The sites found so far: per site its first finding, that schedule
+/// (cut after the decision where it appeared), its index and the hits.
+#[derive(Default)]
+struct Collector {
+    found: BTreeMap<SiteKey, (Found, Schedule, u64, u64)>,
+    order: Vec<SiteKey>,
+}
+
+impl Collector {
+    fn absorb(&mut self, rep: &mut Report, index: u64, o: &Outcome) {
+        rep.schedules_run += 1;
+        rep.threads = rep.threads.max(o.threads);
+        rep.insns += o.insns;
+        rep.insn_limited += o.insn_limit as u64;
+        rep.store_pcs.extend(o.store_pcs.iter().copied());
+        for (f, k) in &o.findings {
+            let key = f.site_key();
+            match self.found.get_mut(&key) {
+                Some(e) => e.3 += 1,
+                None => {
+                    let mut sched = o.schedule.clone();
+                    sched.switches.retain(|sw| sw.k <= *k);
+                    self.found.insert(key.clone(), (f.clone(), sched, index, 1));
+                    self.order.push(key);
+                }
+            }
+        }
+    }
+}
+
+/// All schedules with at most `s.preemptions` deviations, by level.
+fn exhaustive(
+    job: &Job<'_>,
+    first: &Outcome,
+    rep: &mut Report,
+    col: &mut Collector,
+    progress: &(dyn Fn(Progress) + Sync),
+    total: u64,
+) -> Result<(), String> {
+    let s = job.s;
+    let budget = s.schedules.max(1);
+    let mut index = 1u64;
+    rep.per_level = vec![1];
+    // Parents of the next level: a schedule and its recorded decisions.
+    let mut parents: Vec<(Schedule, Vec<run::Taken>)> =
+        vec![(Schedule::default(), first.taken.clone())];
+    let mut covered = true;
+    for level in 1..=s.preemptions {
+        let mut children: Vec<Schedule> = Vec::new();
+        let mut truncated = false;
+        for (sched, taken) in &parents {
+            let last = sched.switches.last().map(|w| w.k);
+            // Decisions inside a window first: that is where races are.
+            let mut cands: Vec<&run::Taken> = taken
+                .iter()
+                .filter(|t| last.is_none_or(|l| t.k > l))
+                .collect();
+            cands.sort_by_key(|t| (!t.in_window, t.k));
+            for t in cands {
+                for &alt in &t.runnable {
+                    if alt == t.chosen {
+                        continue;
+                    }
+                    if index + children.len() as u64 >= budget {
+                        truncated = true;
+                        break;
+                    }
+                    let mut c = sched.clone();
+                    c.switches.push(Switch {
+                        k: t.k,
+                        thread: alt,
+                    });
+                    children.push(c);
+                }
+            }
+        }
+        if truncated {
+            covered = false;
+        }
+        let last_level = level == s.preemptions;
+        let base = index;
+        index += children.len() as u64;
+        // Run every child this shard owns; a parent of the next level runs
+        // in every shard (its decisions are needed) but counts in one.
+        let items: Vec<u64> = (0..children.len() as u64)
+            .filter(|&c| !last_level || s.in_shard(base + c))
+            .collect();
+        let outs = job.par(&items, |c| {
+            let sched = &children[c as usize];
+            run::run(&job.spec(!last_level), &mut Replay::new(sched))
+        })?;
+        let mut next = Vec::new();
+        let mut ran = 0;
+        for (c, o) in items.iter().zip(outs) {
+            let Some(o) = o else {
+                rep.timed_out = true;
+                covered = false;
+                continue;
+            };
+            ran += 1;
+            if s.in_shard(base + c) {
+                col.absorb(rep, base + c, &o);
+            }
+            if !last_level {
+                next.push((children[*c as usize].clone(), o.taken));
+            }
+        }
+        rep.per_level.push(ran);
+        progress(Progress {
+            done: rep.schedules_run,
+            total,
+            findings: col.order.len(),
+        });
+        parents = next;
+        if rep.timed_out || index >= budget {
+            if level < s.preemptions {
+                covered = false;
+            }
+            break;
+        }
+    }
+    rep.covered = Some(covered && !rep.timed_out);
+    Ok(())
+}
+
+/// Does the run of `sched` show `key`? Then with the finding and the
+/// decision where it appeared.
+fn shows(job: &Job<'_>, key: &SiteKey, sched: &Schedule) -> Option<(Found, u64, Schedule)> {
+    let o = run::run(&job.spec(false), &mut Replay::new(sched)).ok()?;
+    o.findings
+        .into_iter()
+        .find(|(f, _)| &f.site_key() == key)
+        .map(|(f, k)| {
+            let mut s = o.schedule.clone();
+            s.switches.retain(|w| w.k <= k);
+            (f, k, s)
+        })
+}
+
+/// Most one-preemption schedules [`minimise`] tries for a two-sided finding.
+pub const ONE_PREEMPTION_TRIES: usize = 64;
+
+/// A one-preemption schedule that shows `key`, if a short search finds
+/// one: from the default schedule, switch from the finding's `by` thread to
+/// its other thread at a decision where `by` is inside a window (the shape
+/// of a lost store or a broken reservation), earliest first.
+fn one_preemption(job: &Job<'_>, key: &SiteKey, f: &Found) -> Option<(Found, Schedule)> {
+    let Found::Detector(d) = f else { return None };
+    let other = d.other?;
+    if other.thread == d.by.thread {
+        return None;
+    }
+    let o = run::run(&job.spec(true), &mut Replay::new(&Schedule::default())).ok()?;
+    o.taken
+        .iter()
+        .filter(|t| {
+            t.in_window
+                && t.current == d.by.thread
+                && t.runnable.contains(&other.thread)
+                && t.chosen != other.thread
+        })
+        .take(ONE_PREEMPTION_TRIES)
+        .find_map(|t| {
+            let cand = Schedule {
+                switches: vec![Switch {
+                    k: t.k,
+                    thread: other.thread,
+                }],
+            };
+            shows(job, key, &cand).map(|(f, _, s)| (f, s))
+        })
+}
+
+/// Fewest deviations that still show `key` (greedy, chunked; for a
+/// two-sided finding first a short search for one preemption).
+fn minimise(job: &Job<'_>, key: &SiteKey, f: Found, sched: Schedule) -> (Found, Schedule) {
+    if sched.preemptions() > 1 {
+        if let Some(r) = one_preemption(job, key, &f) {
+            return r;
+        }
+    }
+    let mut best = sched;
+    let mut best_f = f;
+    let mut runs = 0;
+    let mut chunk = best.switches.len().div_ceil(2).max(1);
+    loop {
+        let mut i = 0;
+        let mut changed = false;
+        while i < best.switches.len() && runs < MINIMISE_RUNS {
+            let mut cand = best.clone();
+            let end = (i + chunk).min(cand.switches.len());
+            cand.switches.drain(i..end);
+            runs += 1;
+            match shows(job, key, &cand) {
+                Some((f, _, s)) if s.preemptions() < best.preemptions() => {
+                    best = s;
+                    best_f = f;
+                    changed = true;
+                }
+                _ => i += chunk,
+            }
+        }
+        if runs >= MINIMISE_RUNS || (chunk == 1 && !changed) {
+            break;
+        }
+        if !changed {
+            chunk = chunk.div_ceil(2).max(1);
+            if chunk == 1 && best.switches.is_empty() {
+                break;
+            }
+        }
+    }
+    // Report what the final schedule shows, so `--replay` prints the same.
+    match shows(job, key, &best) {
+        Some((f, _, _)) => (f, best),
+        None => (best_f, best),
+    }
+}

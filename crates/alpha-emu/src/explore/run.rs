@@ -1,0 +1,395 @@
+//! One schedule: load the program, run its threads under a [`Chooser`],
+//! feed every traced access to the detectors, and record what happened.
+//!
+//! **Scheduling points.** While two or more threads can run, each thread
+//! runs uninterrupted until just *before* its next data access (any load or
+//! store, LDQ_U/STQ_U, LDx_L/STx_C, floating-point memory) or until it takes
+//! an event (system call, trap, signal); see
+//! [`crate::exec::fast::run_to_point`]. There the chooser decides who runs
+//! next. This loses no schedule a detector could tell apart: between two
+//! data accesses a thread changes only its own registers and pc, which no
+//! other thread can see, so any interleaving of instructions is equivalent
+//! (same accesses in the same global order, same values) to one whose
+//! switches all fall immediately before accesses or at events. A lost
+//! store in particular is the order "A loads, B stores, A writes back",
+//! three accesses, each a point. While only one thread can run there is
+//! nothing to decide, and it runs at full interpreter speed (still traced).
+
+use super::replay::{Schedule, Switch};
+use super::{Found, FAIRNESS};
+use crate::detect::{self, CodeView, Detectors, EventKind};
+use crate::exec::Event;
+use crate::linux::{Exit, Host, Options, Process, ThreadState};
+use crate::memory::{AccessKind, AccessRecord};
+
+/// The guest's output goes nowhere while exploring.
+struct Quiet;
+
+impl Host for Quiet {
+    fn write(&mut self, _fd: u32, _bytes: &[u8]) {}
+    fn diag(&mut self, _line: &str) {}
+    fn trace(&mut self, _line: &str) {}
+}
+
+/// What a chooser sees at a decision.
+pub struct Decision<'a> {
+    /// Decision number (0, 1, …).
+    pub k: u64,
+    /// The thread the default policy would run.
+    pub default: usize,
+    /// The thread that ran last (it may have blocked).
+    pub current: usize,
+    /// The threads that can run (indices, increasing).
+    pub runnable: &'a [usize],
+    /// The running thread has run [`FAIRNESS`] decisions in a row (a spin
+    /// wait, most likely): it must not be chosen now.
+    pub starved: bool,
+    /// Per thread: is it between a load and the store that may write the
+    /// unit back (its last access was a load: LDQ_U, LDx_L, LDL, LDQ…)?
+    pub in_window: &'a [bool],
+}
+
+/// A scheduling strategy for one schedule.
+pub trait Chooser {
+    /// Which runnable thread runs next.
+    fn choose(&mut self, d: &Decision<'_>) -> usize;
+}
+
+/// Replays a [`Schedule`]: its deviations, the default policy elsewhere.
+pub struct Replay<'a> {
+    pub schedule: &'a Schedule,
+    cursor: usize,
+}
+
+impl<'a> Replay<'a> {
+    pub fn new(schedule: &'a Schedule) -> Replay<'a> {
+        Replay {
+            schedule,
+            cursor: 0,
+        }
+    }
+}
+
+impl Chooser for Replay<'_> {
+    fn choose(&mut self, d: &Decision<'_>) -> usize {
+        match self.schedule.at(d.k, &mut self.cursor) {
+            Some(t) if d.runnable.contains(&(t as usize)) => t as usize,
+            _ => d.default,
+        }
+    }
+}
+
+/// One decision as recorded for the exhaustive strategy.
+#[derive(Clone, Debug)]
+pub struct Taken {
+    pub k: u64,
+    pub runnable: Vec<u32>,
+    pub chosen: u32,
+    /// The thread that ran before this decision.
+    pub current: u32,
+    /// Was the thread that ran before this decision inside a window?
+    pub in_window: bool,
+}
+
+/// One access of a thread, kept for drawing a schedule (`--svg`).
+#[derive(Clone, Copy, Debug)]
+pub struct Step {
+    pub thread: u32,
+    pub pc: u64,
+    pub addr: u64,
+    pub size: u8,
+    pub store: bool,
+    pub kind: AccessKind,
+}
+
+/// What running one schedule produced.
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    /// Findings in the order they appeared, each with the decision number
+    /// in force when it appeared.
+    pub findings: Vec<(Found, u64)>,
+    /// The deviations this run actually made (its replay string).
+    pub schedule: Schedule,
+    /// Decisions made (only when asked for).
+    pub taken: Vec<Taken>,
+    pub decisions: u64,
+    pub insns: u64,
+    /// Most threads alive at once.
+    pub threads: usize,
+    /// `--max-insns` ended the schedule.
+    pub insn_limit: bool,
+    /// pcs of the store instructions executed (for coverage).
+    pub store_pcs: Vec<u64>,
+    /// Accesses to `watch` (for `--svg`).
+    pub steps: Vec<Step>,
+}
+
+/// The machine as [`Process::new`] leaves it, with every executable page
+/// of the program (and its loader) already decoded: each schedule starts
+/// from a copy instead of decoding the same code again (decoding was most
+/// of a short schedule's cost). Process::new is deterministic under the
+/// explorer's options, so the copy is the machine the schedule's own
+/// `Process::new` built, plus decoded pages; memory knows those pages are
+/// code (the decoder marked them), so a store into one still drops it.
+pub struct Template(std::sync::Mutex<crate::Machine>);
+
+impl Template {
+    pub fn new(elf: &[u8], opts: &Options) -> Result<Template, String> {
+        let mut p = Process::new(elf, opts)?;
+        let m = &mut p.machine;
+        let images = std::iter::once(&p.image).chain(p.interp.as_ref());
+        for img in images {
+            let first = img.start >> crate::memory::PAGE_SHIFT;
+            let last = img.end.saturating_sub(1) >> crate::memory::PAGE_SHIFT;
+            for pn in first..=last {
+                let exec = m
+                    .mem
+                    .perm(pn << crate::memory::PAGE_SHIFT)
+                    .is_some_and(|pr| pr.contains(crate::memory::Perm::X));
+                if exec {
+                    let _ = m.icache.block_index(&mut m.mem, pn);
+                }
+            }
+        }
+        Ok(Template(std::sync::Mutex::new(p.machine)))
+    }
+
+    fn machine(&self) -> crate::Machine {
+        self.0.lock().expect("template machine").clone()
+    }
+}
+
+/// How to run one schedule.
+pub struct Spec<'a> {
+    /// Start from this machine (see [`Template`]).
+    pub template: Option<&'a Template>,
+    pub elf: &'a [u8],
+    pub opts: &'a Options,
+    pub max_insns: u64,
+    pub lock_range: u64,
+    /// Record every decision ([`Outcome::taken`]).
+    pub record_taken: bool,
+    /// Record the accesses to this aligned quadword ([`Outcome::steps`]).
+    pub watch: Option<u64>,
+}
+
+/// Run one schedule. `Err` only when the program cannot be loaded.
+pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String> {
+    let mut p = Process::new(spec.elf, spec.opts)?;
+    if let Some(t) = spec.template {
+        p.machine = t.machine();
+    }
+    p.machine.mem.set_trace(true);
+    let mut det = Detectors::new(detect::Config {
+        lock_range: spec.lock_range,
+    });
+    let mut out = Outcome::default();
+    let mut host = Quiet;
+    let mut cur = 0usize;
+    let mut run_len = 0u64;
+    let mut in_window: Vec<bool> = Vec::new();
+    let mut runnable: Vec<usize> = Vec::new();
+    let mut trace: Vec<AccessRecord> = Vec::new();
+    let mut seen_findings = 0usize;
+    let mut store_pcs = std::collections::BTreeSet::new();
+    // Most stores repeat a recent pc (loops): a direct-mapped filter in
+    // front of the set keeps coverage cheap.
+    let mut recent = [u64::MAX; 256];
+    loop {
+        if p.insns >= spec.max_insns {
+            out.insn_limit = true;
+            break;
+        }
+        in_window.resize(p.threads.len(), false);
+        out.threads = out.threads.max(
+            p.threads
+                .iter()
+                .filter(|t| t.state != ThreadState::Exited)
+                .count(),
+        );
+        runnable.clear();
+        runnable
+            .extend((0..p.threads.len()).filter(|&i| p.threads[i].state == ThreadState::Runnable));
+        if runnable.is_empty() {
+            // As `Process::run` does: a timed waiter's timeout expires,
+            // otherwise every thread waits for something nobody will do.
+            let timed = p
+                .threads
+                .iter()
+                .position(|t| matches!(t.state, ThreadState::FutexWait { timed: true, .. }));
+            match timed {
+                Some(i) => {
+                    p.wake_thread(i, Err(crate::linux::errno::ETIMEDOUT));
+                    runnable.push(i);
+                }
+                None => {
+                    let blocked = blocked_sites(&p);
+                    out.findings
+                        .push((Found::Deadlock { blocked }, out.decisions));
+                    break;
+                }
+            }
+        }
+        let next = if runnable.len() >= 2 {
+            let starved = runnable.contains(&cur) && run_len >= FAIRNESS;
+            let default = if runnable.contains(&cur) && !starved {
+                cur
+            } else {
+                let n = p.threads.len();
+                (1..=n)
+                    .map(|i| (cur + i) % n)
+                    .find(|i| runnable.contains(i))
+                    .unwrap_or(runnable[0])
+            };
+            let k = out.decisions;
+            let d = Decision {
+                k,
+                default,
+                current: cur,
+                runnable: &runnable,
+                starved,
+                in_window: &in_window,
+            };
+            let mut t = chooser.choose(&d);
+            if !runnable.contains(&t) || (starved && t == cur) {
+                t = default;
+            }
+            if spec.record_taken {
+                out.taken.push(Taken {
+                    k,
+                    runnable: runnable.iter().map(|&r| r as u32).collect(),
+                    chosen: t as u32,
+                    current: cur as u32,
+                    in_window: in_window.get(cur).copied().unwrap_or(false),
+                });
+            }
+            if t != default {
+                out.schedule.switches.push(Switch {
+                    k,
+                    thread: t as u32,
+                });
+            }
+            out.decisions += 1;
+            t
+        } else {
+            runnable[0]
+        };
+        if next == cur {
+            run_len += 1;
+        } else {
+            run_len = 0;
+        }
+        cur = next;
+        p.machine.stop_at_points = runnable.len() >= 2;
+        let budget = spec.max_insns - p.insns;
+        let res = p.step_thread(&mut host, next, budget);
+        // Feed what the step did to the detectors, in global order.
+        trace.clear();
+        p.machine.mem.swap_trace(&mut trace);
+        for rec in &trace {
+            let t = agent_thread(&p, rec);
+            if rec.is_store {
+                let slot = &mut recent[(rec.pc >> 2) as usize & 255];
+                if *slot != rec.pc {
+                    *slot = rec.pc;
+                    store_pcs.insert(rec.pc);
+                }
+                if let Some(w) = in_window.get_mut(t) {
+                    *w = false;
+                }
+            } else if let Some(w) = in_window.get_mut(t) {
+                // Any load opens a window: LDQ_U…STQ_U, LDx_L…STx_C, and
+                // the aligned LDL/LDQ…STL/STQ merges of the same shape.
+                *w = true;
+            }
+            if spec.watch == Some(rec.addr & !7) {
+                out.steps.push(Step {
+                    thread: t as u32,
+                    pc: rec.pc,
+                    addr: rec.addr,
+                    size: rec.size,
+                    store: rec.is_store,
+                    kind: rec.kind,
+                });
+            }
+            let tid = p.threads[t].tid;
+            det.access(tid, rec, &p.machine.mem as &dyn CodeView);
+        }
+        let tid = p.threads[next].tid;
+        let pc = p.machine.cpus[p.threads[next].cpu].pc;
+        match res {
+            Ok(Event::BudgetExhausted) => {}
+            Ok(Event::CallPal { .. }) => det.event(tid, pc.wrapping_sub(4), EventKind::Syscall),
+            Ok(_) => det.event(tid, pc, EventKind::Exception),
+            Err(exit) => {
+                collect(&det, &p, &mut out, &mut seen_findings);
+                if let Exit::Killed { signal, why } = exit {
+                    if why.contains("(deadlock)") {
+                        let blocked = blocked_sites(&p);
+                        out.findings
+                            .push((Found::Deadlock { blocked }, out.decisions));
+                    } else {
+                        out.findings.push((
+                            Found::Crash {
+                                thread: next as u32,
+                                pc,
+                                signal,
+                                why,
+                            },
+                            out.decisions,
+                        ));
+                    }
+                }
+                break;
+            }
+        }
+        collect(&det, &p, &mut out, &mut seen_findings);
+    }
+    collect(&det, &p, &mut out, &mut seen_findings);
+    out.insns = p.insns;
+    out.store_pcs = store_pcs.into_iter().collect();
+    Ok(out)
+}
+
+/// The thread (index) whose CPU made `rec`.
+fn agent_thread(p: &Process, rec: &AccessRecord) -> usize {
+    // Each thread has its own CPU, created together (clone), so the index
+    // is the same; the search keeps this right should that ever change.
+    if p.threads.get(rec.agent).is_some_and(|t| t.cpu == rec.agent) {
+        return rec.agent;
+    }
+    p.threads
+        .iter()
+        .position(|t| t.cpu == rec.agent)
+        .unwrap_or(0)
+}
+
+fn blocked_sites(p: &Process) -> Vec<(u32, u64)> {
+    p.threads
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.state != ThreadState::Exited)
+        .map(|(i, t)| (i as u32, p.machine.cpus[t.cpu].pc.wrapping_sub(4)))
+        .collect()
+}
+
+/// Move the detectors' new findings into `out`, with thread ids turned
+/// into thread indices.
+fn collect(det: &Detectors, p: &Process, out: &mut Outcome, seen: &mut usize) {
+    let all = det.findings();
+    for f in &all[*seen..] {
+        let mut f = f.clone();
+        let index = |tid: u32| {
+            p.threads
+                .iter()
+                .position(|t| t.tid == tid)
+                .map_or(tid, |i| i as u32)
+        };
+        f.by.thread = index(f.by.thread);
+        if let Some(o) = &mut f.other {
+            o.thread = index(o.thread);
+        }
+        out.findings.push((Found::Detector(f), out.decisions));
+    }
+    *seen = all.len();
+}

@@ -1,0 +1,142 @@
+//! The strategies: seeded random walk and PCT (the exhaustive strategy
+//! enumerates [`super::replay::Schedule`]s directly, in `super`).
+//!
+//! The random numbers come from SplitMix64 written out here rather than a
+//! crate: a replay string is only ever a list of decisions, but schedule
+//! `i` of seed `S` must stay the same schedule across releases so that
+//! "seed 7 finds it at schedule 12" stays true in bug reports and in the
+//! detection table; a crate's generator may change its stream.
+
+use super::run::{Chooser, Decision};
+
+/// SplitMix64 (Steele, Lea, Flood: "Fast splittable pseudorandom number
+/// generators", OOPSLA 2014).
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    /// The generator for schedule `index` of `seed`.
+    pub fn for_schedule(seed: u64, index: u64) -> Rng {
+        let mut r = Rng(seed ^ 0x05ee_d0f5_c4ed_u64.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let a = r.next_u64();
+        Rng(a ^ Rng(index.wrapping_add(0x1234_5678)).next_u64())
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        ((self.next_u64() as u128 * n as u128) >> 64) as u64
+    }
+}
+
+/// Random walk: at every decision, any runnable thread, uniformly.
+pub struct Random {
+    rng: Rng,
+}
+
+impl Random {
+    pub fn new(rng: Rng) -> Random {
+        Random { rng }
+    }
+}
+
+impl Chooser for Random {
+    fn choose(&mut self, d: &Decision<'_>) -> usize {
+        d.runnable[self.rng.below(d.runnable.len() as u64) as usize]
+    }
+}
+
+/// How long a PCT change point may wait for the running thread to enter a
+/// load…write-back or LDx_L…STx_C window before it fires anyway.
+pub const PCT_WINDOW_WAIT: u64 = 64;
+
+/// Probabilistic concurrency testing (Burckhardt, Kothari, Musuvathi,
+/// Nagarakatte: "A randomized scheduler with probabilistic guarantees of
+/// finding bugs", ASPLOS 2010): every thread gets a random priority, the
+/// highest-priority runnable thread runs, and at `depth - 1` random change
+/// points the running thread drops below every other. Here a change point
+/// that falls where the running thread is *not* inside a window (after a
+/// LDQ_U or LDx_L and before its next store) waits for up to
+/// [`PCT_WINDOW_WAIT`] decisions until it is: a lost store or a broken
+/// reservation needs exactly such a preemption.
+pub struct Pct {
+    rng: Rng,
+    /// Priority per thread (higher runs first).
+    prio: Vec<u64>,
+    /// Change points (decision numbers), increasing.
+    changes: Vec<u64>,
+    next_change: usize,
+    /// A change point fired and waits for a window since this decision.
+    waiting: Option<u64>,
+}
+
+impl Pct {
+    /// `depth` ≥ 1; `length` is the expected number of decisions of a
+    /// schedule (from the default schedule).
+    pub fn new(mut rng: Rng, depth: u32, length: u64) -> Pct {
+        let mut changes: Vec<u64> = (1..depth.max(1))
+            .map(|_| rng.below(length.max(1)))
+            .collect();
+        changes.sort_unstable();
+        Pct {
+            rng,
+            prio: Vec::new(),
+            changes,
+            next_change: 0,
+            waiting: None,
+        }
+    }
+
+    fn prio_of(&mut self, t: usize) -> u64 {
+        while self.prio.len() <= t {
+            // New threads get a random priority above every lowered one.
+            let p = 1_000_000 + self.rng.below(1_000_000);
+            self.prio.push(p);
+        }
+        self.prio[t]
+    }
+}
+
+impl Chooser for Pct {
+    fn choose(&mut self, d: &Decision<'_>) -> usize {
+        while self.next_change < self.changes.len() && self.changes[self.next_change] <= d.k {
+            self.next_change += 1;
+            self.waiting.get_or_insert(d.k);
+        }
+        if let Some(since) = self.waiting {
+            let inside = d.in_window.get(d.current).copied().unwrap_or(false);
+            if inside || d.k >= since + PCT_WINDOW_WAIT {
+                self.waiting = None;
+                self.prio_of(d.current);
+                // Below every other thread, later drops lower still.
+                self.prio[d.current] = 1 + (self.changes.len() - self.next_change) as u64;
+            }
+        }
+        if d.starved {
+            // A spinning thread gives way for good, as if it had yielded.
+            self.prio_of(d.current);
+            self.prio[d.current] = 0;
+        }
+        let mut best = d.runnable[0];
+        let mut best_p = None;
+        for &t in d.runnable {
+            let p = Some(self.prio_of(t));
+            if p > best_p {
+                best = t;
+                best_p = p;
+            }
+        }
+        best
+    }
+}

@@ -1,0 +1,140 @@
+//! `subword alpha explore-merge FILE.json...`: merges the `--json` outputs
+//! of several `alpha explore --shard I/N` runs (`-` reads standard input)
+//! into one object of the same shape. Findings are deduplicated by model
+//! and site (kind and pcs, the `site` field); of several shards' findings
+//! for one site the one from the lowest schedule index is kept and the
+//! hits are added, which is exactly what one unsharded run reports (see
+//! `alpha_emu::explore`). Exit status as for `explore`: 0 none, 1 findings.
+
+use crate::{CmdResult, ExploreMergeArgs, Failure, Outcome};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::io::Read;
+
+fn read(name: &str) -> Result<Value, Failure> {
+    let text = if name == "-" {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .map_err(|e| Failure(format!("standard input: {e}")))?;
+        s
+    } else {
+        std::fs::read_to_string(name).map_err(|e| Failure(format!("{name}: {e}")))?
+    };
+    let v: Value = serde_json::from_str(&text)
+        .map_err(|e| Failure(format!("{name}: not `alpha explore --json` output: {e}")))?;
+    if !v["schedules_run"].is_u64() || !v["findings"].is_array() {
+        return Err(Failure(format!(
+            "{name}: not `alpha explore --json` output (no schedules_run/findings)"
+        )));
+    }
+    Ok(v)
+}
+
+fn strs(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Merge parsed outputs (in any order) into one.
+pub fn merge(inputs: &[Value]) -> Result<Value, String> {
+    let first = inputs.first().ok_or("nothing to merge")?;
+    let cpus = strs(&first["cpus"]);
+    for v in inputs {
+        if strs(&v["cpus"]) != cpus || v["strategy"] != first["strategy"] {
+            return Err("the inputs explored different models or strategies".into());
+        }
+    }
+    let mut best: BTreeMap<(String, String), Value> = BTreeMap::new();
+    for v in inputs {
+        for f in v["findings"].as_array().into_iter().flatten() {
+            let key = (
+                f["cpu"].as_str().unwrap_or("").to_string(),
+                f["site"].as_str().unwrap_or("").to_string(),
+            );
+            let hits = f["hits"].as_u64().unwrap_or(1);
+            match best.get_mut(&key) {
+                None => {
+                    best.insert(key, f.clone());
+                }
+                Some(b) => {
+                    let total = b["hits"].as_u64().unwrap_or(1) + hits;
+                    if f["schedule"].as_u64() < b["schedule"].as_u64() {
+                        *b = f.clone();
+                    }
+                    b["hits"] = json!(total);
+                }
+            }
+        }
+    }
+    let mut findings: Vec<Value> = best.into_values().collect();
+    let cpu_index = |f: &Value| {
+        cpus.iter()
+            .position(|c| Some(c.as_str()) == f["cpu"].as_str())
+            .unwrap_or(usize::MAX)
+    };
+    findings.sort_by_key(|f| (cpu_index(f), f["schedule"].as_u64().unwrap_or(u64::MAX)));
+    let sites = strs(&first["store_sites"]);
+    let exercised_any: std::collections::BTreeSet<String> = inputs
+        .iter()
+        .flat_map(|v| strs(&v["exercised_store_sites"]))
+        .collect();
+    let exercised: Vec<&String> = sites
+        .iter()
+        .filter(|s| exercised_any.contains(*s))
+        .collect();
+    let unexercised: Vec<&String> = sites
+        .iter()
+        .filter(|s| !exercised_any.contains(*s))
+        .collect();
+    let covered = if inputs.iter().all(|v| v["covered"].is_boolean()) {
+        json!(inputs.iter().all(|v| v["covered"] == json!(true)))
+    } else {
+        Value::Null
+    };
+    let site_of = |f: &Value| f["site"].as_str().unwrap_or("").to_string();
+    let gone: Vec<String> = if cpus.len() > 1 {
+        findings
+            .iter()
+            .filter(|f| f["cpu"].as_str() == Some(cpus[0].as_str()))
+            .map(site_of)
+            .filter(|s| {
+                !findings
+                    .iter()
+                    .any(|f| f["cpu"].as_str() != Some(cpus[0].as_str()) && &site_of(f) == s)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Ok(json!({
+        "schedules_run": inputs.iter().filter_map(|v| v["schedules_run"].as_u64()).sum::<u64>(),
+        "findings": findings,
+        "strategy": first["strategy"],
+        "cpus": cpus,
+        "shard": "1/1",
+        "threads": inputs.iter().filter_map(|v| v["threads"].as_u64()).max().unwrap_or(0),
+        "covered": covered,
+        "insn_limited": inputs.iter().filter_map(|v| v["insn_limited"].as_u64()).sum::<u64>(),
+        "store_sites": sites,
+        "exercised_store_sites": exercised,
+        "unexercised_store_sites": unexercised,
+        "disappear_with_later_cpus": gone,
+    }))
+}
+
+pub fn run(a: ExploreMergeArgs) -> CmdResult {
+    let mut inputs = Vec::new();
+    for f in &a.files {
+        inputs.push(read(f)?);
+    }
+    let m = merge(&inputs).map_err(Failure)?;
+    let any = m["findings"].as_array().is_some_and(|f| !f.is_empty());
+    println!("{m}");
+    Ok(Outcome::Status(if any { 1 } else { 0 }))
+}

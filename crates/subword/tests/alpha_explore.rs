@@ -1,0 +1,356 @@
+//! `subword alpha explore` and `alpha explore-merge` through the CLI, on
+//! real glibc programs built with alpha-linux-gnu-gcc: usage errors, the
+//! single-threaded case, deadlock and crash findings with replay,
+//! `--jobs` and `--shard` (through GNU parallel) never changing what is
+//! found, exhaustive coverage, and the detection table over the explorer's
+//! test programs (`crates/alpha-emu/tests/c/explore/MANIFEST`).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn subword(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_subword"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run subword")
+}
+
+fn cli_dir() -> PathBuf {
+    testkit::workspace_root().join("crates/subword/tests/c/explore_cli")
+}
+
+/// Build `tests/c/explore_cli/NAME.c` (static, as the explorer programs).
+fn build_cli_program(test: &str, name: &str) -> Option<PathBuf> {
+    let gcc = testkit::alpha_gcc(test)?;
+    let dir = testkit::scratch_dir(&format!("alpha_explore_{test}"));
+    let src = std::fs::read_to_string(cli_dir().join(format!("{name}.c"))).expect("source");
+    Some(testkit::compile_c(
+        &gcc,
+        &dir,
+        name,
+        &src,
+        &["-g", "-pthread", "-static", "-Wl,--no-relax", "-mcpu=ev4"],
+    ))
+}
+
+fn json_of(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        )
+    })
+}
+
+fn one_line_exit_2(o: &Output) -> String {
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("subword: "), "{err}");
+    err
+}
+
+#[test]
+fn bad_usage_is_one_line_and_exit_2() {
+    // None of these gets as far as reading the program.
+    let cases: &[(&[&str], &str)] = &[
+        (&["--strategy", "dfs", "prog"], "unknown strategy `dfs`"),
+        (&["--replay", "S1-3", "prog"], "malformed replay string"),
+        (
+            &["--replay", "S1-9.1-3.0", "prog"],
+            "decision numbers must increase",
+        ),
+        (&["--shard", "5/4", "prog"], "--shard 5/4"),
+        (&["--shard", "0/4", "prog"], "--shard 0/4"),
+        (&["--shard", "x", "prog"], "--shard x"),
+        (&["--cpu", "ev4,ev99", "prog"], "unknown CPU model `ev99`"),
+        (&["--schedules", "0", "prog"], "--schedules"),
+        (&["/nonexistent/program"], "/nonexistent/program"),
+    ];
+    for (args, want) in cases {
+        let mut v = vec!["alpha", "explore"];
+        v.extend_from_slice(args);
+        let err = one_line_exit_2(&subword(&v));
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    // PROGRAM is required; options after it belong to the guest.
+    one_line_exit_2(&subword(&["alpha", "explore"]));
+    let err = one_line_exit_2(&subword(&["alpha", "explore-merge", "/nonexistent.json"]));
+    assert!(err.contains("/nonexistent.json"), "{err}");
+}
+
+#[test]
+fn single_threaded_program_says_nothing_can_interleave() {
+    let Some(gcc) = testkit::alpha_gcc("explore_single") else {
+        return;
+    };
+    let dir = testkit::scratch_dir("alpha_explore_single");
+    let src =
+        "#include <stdio.h>\nint main(int c, char **v) { printf(\"%s\\n\", v[1]); return 0; }\n";
+    let bin = testkit::compile_c(&gcc, &dir, "one", src, &["-static", "-Wl,--no-relax"]);
+    // `--json` after PROGRAM is the guest's argument, not ours.
+    let o = subword(&["alpha", "explore", bin.to_str().unwrap(), "--json"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("nothing can interleave"), "{out}");
+    let o = subword(&["alpha", "explore", "--json", bin.to_str().unwrap(), "x"]);
+    let v = json_of(&o);
+    assert_eq!(v["schedules_run"], 1);
+    assert_eq!(v["findings"].as_array().unwrap().len(), 0);
+    assert_eq!(v["threads"], 1);
+}
+
+fn only_finding<'a>(v: &'a Value, kind: &str) -> &'a Value {
+    let f: Vec<&Value> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"] == kind)
+        .collect();
+    assert_eq!(f.len(), 1, "{v:#}");
+    f[0]
+}
+
+/// `--replay` of a reported finding reports that same finding again.
+fn assert_replays(bin: &Path, f: &Value, extra: &[&str]) {
+    let mut args = vec!["alpha", "explore", "--json"];
+    args.extend_from_slice(extra);
+    let r = f["replay"].as_str().unwrap();
+    args.extend_from_slice(&["--replay", r, bin.to_str().unwrap()]);
+    let o = subword(&args);
+    assert_eq!(o.status.code(), Some(1));
+    let v = json_of(&o);
+    assert_eq!(v["schedules_run"], 1);
+    let again = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["site"] == f["site"])
+        .unwrap_or_else(|| panic!("replay {r} lost {}: {v:#}", f["site"]));
+    for k in ["kind", "address", "by", "lost", "replay"] {
+        assert_eq!(again[k], f[k], "{k}");
+    }
+    assert!(
+        f["preemptions"].as_u64() <= f["original_preemptions"].as_u64(),
+        "{f:#}"
+    );
+}
+
+#[test]
+fn opposite_lock_order_is_a_deadlock_finding_that_replays() {
+    let Some(bin) = build_cli_program("deadlock", "deadlock") else {
+        return;
+    };
+    let b = bin.to_str().unwrap();
+    let o = subword(&[
+        "alpha",
+        "explore",
+        "--json",
+        "--strategy",
+        "exhaustive",
+        "--preemptions",
+        "1",
+        "--schedules",
+        "5000",
+        b,
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let v = json_of(&o);
+    let f = only_finding(&v, "deadlock");
+    assert_eq!(f["preemptions"], 1, "{f:#}");
+    let blocked: Vec<&str> = f["blocked"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["symbol"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(blocked.len(), 3, "{blocked:?}");
+    assert!(
+        blocked
+            .iter()
+            .filter(|s| s.starts_with("__lll_lock_wait"))
+            .count()
+            == 2,
+        "{blocked:?}"
+    );
+    assert_eq!(v["covered"], true);
+    assert_replays(&bin, f, &[]);
+}
+
+#[test]
+fn use_after_clear_is_a_crash_finding_that_replays() {
+    let Some(bin) = build_cli_program("crash", "crash") else {
+        return;
+    };
+    let b = bin.to_str().unwrap();
+    let o = subword(&["alpha", "explore", "--json", "--schedules", "200", b]);
+    assert_eq!(o.status.code(), Some(1));
+    let v = json_of(&o);
+    let f = only_finding(&v, "crash");
+    assert_eq!(f["signal"], 11);
+    assert!(
+        f["by"]["symbol"].as_str().unwrap().starts_with("use_ptr"),
+        "{f:#}"
+    );
+    assert_replays(&bin, f, &[]);
+    // The human report names the replay command line.
+    let o = subword(&["alpha", "explore", "--schedules", "200", b]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("==== crash: SIGSEGV"), "{out}");
+    assert!(
+        out.contains(&format!("--replay {} {b}", f["replay"].as_str().unwrap())),
+        "{out}"
+    );
+}
+
+#[test]
+fn jobs_never_change_what_is_found() {
+    let Some(bin) = build_cli_program("jobs", "crash") else {
+        return;
+    };
+    let b = bin.to_str().unwrap();
+    for strategy in ["pct", "random", "exhaustive"] {
+        let run = |jobs: &str| {
+            json_of(&subword(&[
+                "alpha",
+                "explore",
+                "--json",
+                "--strategy",
+                strategy,
+                "--schedules",
+                "120",
+                "--preemptions",
+                "1",
+                "--jobs",
+                jobs,
+                b,
+            ]))
+        };
+        let one = run("1");
+        assert_eq!(one, run("2"), "{strategy}");
+        assert_eq!(one, run("3"), "{strategy}");
+    }
+}
+
+#[test]
+fn four_shards_through_gnu_parallel_merge_to_the_unsharded_result() {
+    let Some(bin) = build_cli_program("shards", "crash") else {
+        return;
+    };
+    let Some(parallel) = testkit::require_tool("explore_shards", "parallel", "parallel") else {
+        return;
+    };
+    let b = bin.to_str().unwrap();
+    let me = env!("CARGO_BIN_EXE_subword");
+    let dir = testkit::scratch_dir("alpha_explore_shards_out");
+    for strategy in ["pct", "exhaustive"] {
+        let common = [
+            "--json",
+            "--strategy",
+            strategy,
+            "--schedules",
+            "150",
+            "--preemptions",
+            "1",
+        ];
+        let mut args = vec!["alpha", "explore"];
+        args.extend_from_slice(&common);
+        args.push(b);
+        let whole = json_of(&subword(&args));
+        // The README's recipe: one shard per job, then merge.
+        let out = dir.join(strategy);
+        std::fs::create_dir_all(&out).unwrap();
+        let st = Command::new(&parallel)
+            .arg("--will-cite")
+            .arg(format!(
+                "{me} alpha explore {} --shard {{}}/4 {b} > {}/shard-{{}}.json",
+                common.join(" "),
+                out.display()
+            ))
+            .arg(":::")
+            .args(["1", "2", "3", "4"])
+            .status()
+            .expect("run parallel");
+        // Exit status: how many jobs failed; findings exit 1 each.
+        assert!(st.code().is_some_and(|c| c <= 4), "{st}");
+        let files: Vec<String> = (1..=4)
+            .map(|i| out.join(format!("shard-{i}.json")).display().to_string())
+            .collect();
+        let shards: Vec<Value> = files
+            .iter()
+            .map(|f| serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap())
+            .collect();
+        let sum: u64 = shards
+            .iter()
+            .map(|s| s["schedules_run"].as_u64().unwrap())
+            .sum();
+        assert_eq!(sum, whole["schedules_run"].as_u64().unwrap(), "{strategy}");
+        let mut margs = vec!["alpha", "explore-merge"];
+        margs.extend(files.iter().map(String::as_str));
+        let merged = json_of(&subword(&margs));
+        assert_eq!(merged, whole, "{strategy}");
+        // `-` reads one of them from standard input.
+        let mut child = Command::new(me)
+            .args([
+                "alpha",
+                "explore-merge",
+                "-",
+                &files[1],
+                &files[2],
+                &files[3],
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(std::fs::read(&files[0]).unwrap().as_slice())
+            .unwrap();
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(json_of(&o), whole, "{strategy} via stdin");
+    }
+}
+
+#[test]
+fn cpu_list_explores_each_model_and_compares_them() {
+    let Some(bin) = build_cli_program("cpus", "crash") else {
+        return;
+    };
+    let v = json_of(&subword(&[
+        "alpha",
+        "explore",
+        "--json",
+        "--cpu",
+        "ev4,ev56",
+        "--schedules",
+        "60",
+        bin.to_str().unwrap(),
+    ]));
+    assert_eq!(v["cpus"], serde_json::json!(["ev4", "ev56"]));
+    let cpus: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["cpu"].as_str().unwrap())
+        .collect();
+    // The same binary races the same way on both: nothing disappears.
+    assert!(cpus.contains(&"ev4") && cpus.contains(&"ev56"), "{cpus:?}");
+    assert_eq!(v["disappear_with_later_cpus"], serde_json::json!([]));
+    let ev56 = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["cpu"] == "ev56")
+        .unwrap();
+    assert!(ev56["replay_command"]
+        .as_str()
+        .unwrap()
+        .contains("--cpu ev56"));
+}
