@@ -16,12 +16,7 @@ pub mod pto_run;
 pub mod run;
 pub mod scan;
 
-use crate::{AlphaCmd, CmdResult, Failure, PtoCmd};
-
-/// A command named by the contract that is not built yet: exit 2, one line.
-pub fn not_built(what: &str) -> CmdResult {
-    Err(Failure(format!("`{what}` is not built yet")))
-}
+use crate::{AlphaCmd, CmdResult, PtoCmd};
 
 pub fn alpha(c: AlphaCmd) -> CmdResult {
     match c {
