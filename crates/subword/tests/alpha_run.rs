@@ -207,3 +207,23 @@ fn exec_demo_alpha_examples_show_sigill_same_memory_lost_store_and_amask() {
         "{out}"
     );
 }
+
+#[test]
+fn exec_demo_explorer_finds_the_pre_bwx_lost_store_and_nothing_with_stb() {
+    let o = subword(&["demo"]);
+    assert_eq!(o.status.code(), Some(0), "{:?}", stderr_lines(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let start = out.find("== Alpha 6").expect("explorer section");
+    let sec = &out[start..];
+    let (racy, clean) = sec.split_at(sec.find("with STB").expect("STB part"));
+    assert_eq!(racy.matches("==== lost-store at ").count(), 1, "{racy}");
+    assert!(racy.contains("stq_u a1,0(a0)"), "{racy}");
+    assert!(racy.contains("<store_byte+0x4>  ldq_u"), "{racy}");
+    assert!(
+        racy.contains("replay: subword alpha explore --cpu ev4 --replay S"),
+        "{racy}"
+    );
+    assert!(clean.contains("on ev56: 100 schedule(s)"), "{clean}");
+    assert!(clean.contains(", 0 finding(s)"), "{clean}");
+    assert!(!clean.contains("===="), "{clean}");
+}

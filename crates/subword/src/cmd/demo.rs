@@ -254,5 +254,6 @@ pub fn alpha_demo() -> Result<(), String> {
     demo_same_memory()?;
     demo_lost_store()?;
     demo_amask()?;
-    super::demo_chipset::demo_chipsets()
+    super::demo_chipset::demo_chipsets()?;
+    super::demo_explore::demo_explore()
 }

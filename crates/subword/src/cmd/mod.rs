@@ -4,6 +4,7 @@ pub mod asm;
 pub mod bench;
 pub mod demo;
 pub mod demo_chipset;
+pub mod demo_explore;
 pub mod demo_pto;
 pub mod disasm;
 pub mod explore;
