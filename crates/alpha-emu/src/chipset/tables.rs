@@ -531,6 +531,25 @@ const PA43: u64 = 1 << 43;
 
 const NO_SPARSE_LINEAR: &str = "it can only use linear accesses (no sparse space)";
 
+/// What the linear-only 21264 core logic (Tsunami, Irongate) refuses: no
+/// sparse space, and no separate dense window (its PCI memory window is
+/// already byte/word capable).
+const LINEAR_BWX_ONLY: &[Refusal] = &[
+    Refusal {
+        kind: WindowKind::SparseIo,
+        reason: NO_SPARSE_LINEAR,
+    },
+    Refusal {
+        kind: WindowKind::SparseMem,
+        reason: NO_SPARSE_LINEAR,
+    },
+    Refusal {
+        kind: WindowKind::DenseMem,
+        reason: "its PCI memory space carries bytes and words: that is the bwx-mem window",
+    },
+    NO_LOCAL,
+];
+
 pub static TSUNAMI: Chipset = Chipset {
     name: "tsunami",
     part: "21272 (Tsunami/Typhoon)",
@@ -554,21 +573,7 @@ pub static TSUNAMI: Chipset = Chipset {
             source: "core_tsunami.h TSUNAMI_IO(0), TSUNAMI_IO_SPACE",
         },
     ],
-    refused: &[
-        Refusal {
-            kind: WindowKind::SparseIo,
-            reason: NO_SPARSE_LINEAR,
-        },
-        Refusal {
-            kind: WindowKind::SparseMem,
-            reason: NO_SPARSE_LINEAR,
-        },
-        Refusal {
-            kind: WindowKind::DenseMem,
-            reason: "its PCI memory space carries bytes and words: that is the bwx-mem window",
-        },
-        NO_LOCAL,
-    ],
+    refused: LINEAR_BWX_ONLY,
     regions: &[
         Region {
             name: "iack",
@@ -616,21 +621,7 @@ pub static IRONGATE: Chipset = Chipset {
             source: "core_irongate.h IRONGATE_IO",
         },
     ],
-    refused: &[
-        Refusal {
-            kind: WindowKind::SparseIo,
-            reason: NO_SPARSE_LINEAR,
-        },
-        Refusal {
-            kind: WindowKind::SparseMem,
-            reason: NO_SPARSE_LINEAR,
-        },
-        Refusal {
-            kind: WindowKind::DenseMem,
-            reason: "its PCI memory space carries bytes and words: that is the bwx-mem window",
-        },
-        NO_LOCAL,
-    ],
+    refused: LINEAR_BWX_ONLY,
     regions: &[
         Region {
             name: "iack",
