@@ -8,14 +8,8 @@
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-
-fn subword(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_subword"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run subword")
-}
+mod common;
+use common::subword;
 
 fn cli_dir() -> PathBuf {
     testkit::workspace_root().join("crates/subword/tests/c/explore_cli")

@@ -11,19 +11,12 @@
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+mod common;
+use common::subword;
 
 /// Schedules per exploration: the documented budget (README, `alpha explore`).
 const BUDGET: &str = "100";
 const SEEDS: [u64; 3] = [0, 1, 2];
-
-fn subword(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_subword"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run subword")
-}
 
 fn explore(bin: &Path, cpu: &str, extra: &[&str]) -> Value {
     let mut args = vec!["alpha", "explore", "--json", "--cpu", cpu];

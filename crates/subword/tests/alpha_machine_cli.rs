@@ -4,22 +4,9 @@
 //! subword's own assembler.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn subword(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_subword"))
-        .args(args)
-        .output()
-        .expect("run subword")
-}
-
-fn one_stderr_line(o: &Output) -> String {
-    let text = String::from_utf8_lossy(&o.stderr).to_string();
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 1, "expected one stderr line, got {lines:?}");
-    assert!(lines[0].starts_with("subword: "), "{lines:?}");
-    lines[0].to_string()
-}
+use std::process::Command;
+mod common;
+use common::{one_stderr_line, subword};
 
 fn example(name: &str) -> PathBuf {
     testkit::workspace_root()

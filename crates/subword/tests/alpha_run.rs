@@ -2,7 +2,9 @@
 //! the same BWX program killed by SIGILL on an EV5, and bad input.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
+mod common;
+use common::subword;
 
 const HELLO: &str = "
     .text
@@ -30,13 +32,6 @@ fn program(test: &str, src: &str) -> PathBuf {
         .to_elf();
     std::fs::write(&path, elf).unwrap();
     path
-}
-
-fn subword(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_subword"))
-        .args(args)
-        .output()
-        .expect("run subword")
 }
 
 fn stderr_lines(o: &Output) -> Vec<String> {

@@ -5,14 +5,8 @@
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
-
-fn subword(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_subword"))
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run subword")
-}
+mod common;
+use common::subword;
 
 /// A static program that exits with `argc`, or after `body` with `$0`.
 fn program(name: &str, body: &str) -> String {

@@ -4,17 +4,10 @@
 //! start-up time of a dynamic hello world is measured by the `vs_qemu`
 //! benchmark, not asserted here: timing belongs in benchmarks.)
 
-use std::process::{Command, Output};
-
 const SYSROOT: &str = testkit::ALPHA_SYSROOT;
 use testkit::{alpha_gcc as gcc, compile_c as build};
-
-fn subword(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_subword"))
-        .args(args)
-        .output()
-        .expect("run subword")
-}
+mod common;
+use common::subword;
 
 const HELLO: &str = "#include <stdio.h>\nint main(int argc, char **argv) { printf(\"hello %s\\n\", argv[1]); return 5; }\n";
 

@@ -4,17 +4,10 @@
 //! both modes. (The timers against qemu-alpha are `tests/c/timers.c` of the
 //! differential corpus.)
 
-use std::process::{Command, Output};
-
 const SYSROOT: &str = testkit::ALPHA_SYSROOT;
 use testkit::{alpha_gcc as gcc, compile_c as build};
-
-fn subword(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_subword"))
-        .args(args)
-        .output()
-        .expect("run subword")
-}
+mod common;
+use common::subword;
 
 /// Prints the clocks, sleeps 2 s (virtual or real), and counts a periodic
 /// SIGALRM in a busy loop and SIGVTALRM of a CPU-time itimer.

@@ -5,25 +5,12 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
+mod common;
+use common::{one_stderr_line, subword};
 
 /// Linux's SIGPIPE.
 const SIGPIPE: i32 = 13;
-
-fn subword(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_subword"))
-        .args(args)
-        .output()
-        .expect("run subword")
-}
-
-fn one_stderr_line(o: &Output) -> String {
-    let text = String::from_utf8_lossy(&o.stderr).to_string();
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 1, "expected one stderr line, got {lines:?}");
-    assert!(lines[0].starts_with("subword: "), "{lines:?}");
-    lines[0].to_string()
-}
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
