@@ -5,9 +5,18 @@
 //! environment) a missing tool is a test failure; elsewhere the test prints a
 //! plain `SKIPPED` line on the real stderr (not captured by the test harness)
 //! and returns, so a skip is never silent.
+//!
+//! [`builds`] builds Alpha programs from third-party sources once and
+//! caches them under `target/`: a static BusyBox and a shell sysroot around
+//! it, the Lua 5.5 interpreter and its test suite's C modules.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+pub mod builds;
+pub use builds::{
+    alpha_busybox, alpha_lua, alpha_lua_test_libs, alpha_shell_sysroot, lua_source_dir,
+};
 
 /// True when running under CI, where every reference tool must be present.
 pub fn in_ci() -> bool {
