@@ -274,15 +274,22 @@ fn processes_work(sysroot: &Path, dir: &Path) -> Result<(), String> {
         .args(["-c", "echo spawned | cat; echo status $?"]);
     let o = run_in(c, dir);
     let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
     if o.status.success() && out == "spawned\nstatus 0\n" {
-        Ok(())
-    } else {
-        Err(format!(
-            "{} stdout {out:?} stderr {:?}",
-            o.status,
-            String::from_utf8_lossy(&o.stderr).trim()
-        ))
+        return Ok(());
     }
+    // glibc's system() and popen() exec "/bin/sh" itself, so the sysroot
+    // must supply /bin as qemu's -L does.
+    let hint = if err.contains("is not Alpha") {
+        " (the guest's /bin/sh was the host's: --sysroot must apply to /bin)"
+    } else {
+        ""
+    };
+    Err(format!(
+        "{} stdout {out:?} stderr {:?}{hint}",
+        o.status,
+        err.trim()
+    ))
 }
 
 /// The whole suite, process-spawning parts included, with BusyBox as the
