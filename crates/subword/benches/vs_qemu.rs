@@ -90,12 +90,12 @@ const WORKLOADS: &[Workload] = &[
     Workload {
         name: "compress",
         source: Source::Bench,
-        runs: 3,
+        runs: 2,
     },
     Workload {
         name: "sort",
         source: Source::Bench,
-        runs: 3,
+        runs: 2,
     },
     Workload {
         name: "int_loops",
