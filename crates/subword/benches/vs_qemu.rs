@@ -41,6 +41,7 @@
 //! prints one `SKIPPED` line and exits 0 (under `CI=true` it fails); without
 //! `../shared/workloads` the Lua and CoreMark rows are skipped the same way.
 //! Under `cargo test --benches` (no `--bench` argument) it only checks that
+//! the Lua and CoreMark output checks judge sample outputs right and that
 //! the hello world agrees, once.
 //!
 //! Wall-clock figures depend on machine load: the header prints the date,
@@ -224,6 +225,7 @@ fn run(bench_mode: bool, quick: bool, filters: &[&str]) -> Result<(), String> {
     let hello = env.build("hello", Source::Bench, Target::Alpha("ev67"))?;
     if !bench_mode {
         // `cargo test --benches`: a quick agreement check, no timing.
+        checks_pick_what_must_agree()?;
         let want = time_once(env.qemu_cmd(&hello, "ev67"), "qemu-alpha hello", check_all)?;
         let got = time_once(
             env.subword_cmd(&hello, "ev67", &[]),
@@ -437,6 +439,34 @@ fn check_coremark(stdout: &[u8]) -> Result<Vec<u8>, String> {
         return Err(format!("CoreMark printed no crcfinal line:\n{text}"));
     }
     Ok(sig.into_bytes())
+}
+
+/// The Lua and CoreMark checks accept a passing run, ignore what varies
+/// between runs and reject a failing one (on outputs shaped as theirs are).
+fn checks_pick_what_must_agree() -> Result<(), String> {
+    let lua_ok = b"total time: 0.99s (wall time: 3s)\n\nfinal OK !!!\n>>> closing state <<<\n\n";
+    let lua_failed = b"testing strings\nstrings.lua:12: assertion failed!\n";
+    let cm = |ticks: &str, crcstate: &str| {
+        format!(
+            "Total ticks      : {ticks}\nIterations/Sec   : 1.0\nIterations       : 3000\n\
+             seedcrc          : 0xe9f5\n[0]crclist       : 0xe714\n{crcstate}\n\
+             [0]crcfinal      : 0xcc42\nErrors detected\n"
+        )
+    };
+    let cm_a = cm("1000", "[0]crcstate      : 0x8e3a");
+    let cm_b = cm("2500", "[0]crcstate      : 0x8e3a");
+    let cm_bad = cm("1000", "[0]ERROR! state crc 0x1234 - should be 0x8e3a");
+    let ok = check_lua(lua_ok).is_ok()
+        && check_lua(lua_failed).is_err()
+        && check_coremark(cm_a.as_bytes()) == check_coremark(cm_b.as_bytes())
+        && check_coremark(cm_a.as_bytes()).is_ok()
+        && check_coremark(cm_bad.as_bytes()).is_err()
+        && check_coremark(b"Iterations       : 3000\n").is_err();
+    if ok {
+        Ok(())
+    } else {
+        Err("the Lua or CoreMark output check misjudges a sample output".into())
+    }
 }
 
 impl Env {
