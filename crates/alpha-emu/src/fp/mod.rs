@@ -5,6 +5,13 @@
 //! FTOIS/FTOIT of 0x1C). Loads and stores convert with [`regfmt`], floating
 //! branches test [`FCond`].
 //!
+//! IEEE S/T values come from `host` (host `f32`/`f64` with error-free
+//! exactness checks) when it can prove the bit-exact result and flags, and
+//! from `ieee` (`rustc_apfloat`, the reference) otherwise;
+//! [`execute_reference`] uses the reference alone. Operand checks, traps
+//! and software completion are shared, so the two paths differ only in how
+//! a value and its exception flags are computed.
+//!
 //! **Invariant:** nothing here touches memory, the program counter or any
 //! operating system; the outcome of an instruction is the new register
 //! values, the new FPCR, and possibly an [`FpTrap`] that the caller (the
