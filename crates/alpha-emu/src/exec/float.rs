@@ -3,7 +3,8 @@
 //! Memory moves (LDS/LDT/LDF/LDG and stores, with the register-format
 //! mappings of §2.2.6 from [`crate::fp::regfmt`]) and floating branches are
 //! done here; every floating operate goes to [`crate::fp::execute`], the pure
-//! soft-float implementation (IEEE S/T with all qualifiers, VAX F/G/D). The
+//! implementation (IEEE S/T with all qualifiers on the host's `f32`/`f64`
+//! where that is provably exact, else soft float; VAX F/G/D). The
 //! FIX extension gate is applied here, before the FP unit sees the
 //! instruction. An arithmetic trap becomes [`Event::FpArith`].
 

@@ -5,6 +5,13 @@
 //! FTOIS/FTOIT of 0x1C). Loads and stores convert with [`regfmt`], floating
 //! branches test [`FCond`].
 //!
+//! IEEE S/T values come from `host` (host `f32`/`f64` with error-free
+//! exactness checks) when it can prove the bit-exact result and flags, and
+//! from `ieee` (`rustc_apfloat`, the reference) otherwise;
+//! [`execute_reference`] uses the reference alone. Operand checks, traps
+//! and software completion are shared, so the two paths differ only in how
+//! a value and its exception flags are computed.
+//!
 //! **Invariant:** nothing here touches memory, the program counter or any
 //! operating system; the outcome of an instruction is the new register
 //! values, the new FPCR, and possibly an [`FpTrap`] that the caller (the
@@ -38,6 +45,7 @@
 //! traps are plain SIGFPE.
 
 pub mod fpcr;
+mod host;
 mod ieee;
 pub mod qual;
 pub mod regfmt;
@@ -167,7 +175,47 @@ fn sext32(v: u32) -> u64 {
 /// On `Err(FpTrap::Arith{..})` the destination holds the value the Linux
 /// kernel leaves there (the completed result with `/S`; the hardware
 /// result without, or unchanged when an operand trapped).
+///
+/// IEEE S/T operates first try the host fast path ([`host`]: host `f32`/
+/// `f64` with error-free exactness checks) and fall back to the
+/// `rustc_apfloat` reference path for every case it cannot prove; the
+/// outcome is the same bit for bit as [`execute_reference`].
+#[inline]
 pub fn execute(
+    insn: &Insn,
+    f: &mut [u64; 32],
+    r: &mut [u64; 32],
+    fpcr: &mut u64,
+    ieee_ctl: u64,
+) -> Result<(), FpTrap> {
+    execute_on(Path::Host, insn, f, r, fpcr, ieee_ctl)
+}
+
+/// [`execute`] with every IEEE value computed by the reference path
+/// (`rustc_apfloat` and exact integer arithmetic) alone: the definition the
+/// host fast path is tested against.
+pub fn execute_reference(
+    insn: &Insn,
+    f: &mut [u64; 32],
+    r: &mut [u64; 32],
+    fpcr: &mut u64,
+    ieee_ctl: u64,
+) -> Result<(), FpTrap> {
+    execute_on(Path::Reference, insn, f, r, fpcr, ieee_ctl)
+}
+
+/// Which implementation computes IEEE values.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Path {
+    /// The host fast path where it applies, else the reference.
+    Host,
+    /// The reference path only.
+    Reference,
+}
+
+#[inline(always)]
+fn execute_on(
+    path: Path,
     insn: &Insn,
     f: &mut [u64; 32],
     r: &mut [u64; 32],
@@ -204,7 +252,7 @@ pub fn execute(
         Ftois => put(r, insn.rc, sext32(sts_from_reg(fa))),
         Adds | Subs | Muls | Divs | Addt | Subt | Mult | Divt | Cmptun | Cmpteq | Cmptlt
         | Cmptle | Cvtts | Cvttq | Cvtqs | Cvtqt | Cvtst | Sqrts | Sqrtt => {
-            return ieee_operate(insn, fa, fb, f, fpcr, ieee_ctl)
+            return ieee_operate(path, insn, fa, fb, f, fpcr, ieee_ctl)
         }
         Sqrtf | Sqrtg | Addf | Subf | Mulf | Divf | Cvtdg | Addg | Subg | Mulg | Divg | Cmpgeq
         | Cmpglt | Cmpgle | Cvtgf | Cvtgd | Cvtgq | Cvtqf | Cvtqg => {
@@ -248,6 +296,7 @@ enum Src {
 
 /// The IEEE operates of opcodes 0x16 and 0x14 (SQRTS/SQRTT).
 fn ieee_operate(
+    path: Path,
     insn: &Insn,
     fa: u64,
     fb: u64,
@@ -322,20 +371,45 @@ fn ieee_operate(
         }
     }
     let rounding = q.rounding(*fpcr);
+    let fast = match path {
+        Path::Host => host_value(insn.op, a as u64, b as u64, rounding),
+        Path::Reference => None,
+    };
+    let (value, exc) = match fast {
+        Some(v) => v,
+        None => reference_value(insn.op, a, b, rounding)?,
+    };
+    // Underflow: the hardware without /U delivers a true zero; the kernel's
+    // completion delivers the IEEE denormal unless IEEE_MAP_UMZ.
+    let (hw_value, kernel_value) = if exc.intersects(Exc::UNF) {
+        let kernel = if ieee_ctl & fpcr::IEEE_MAP_UMZ != 0 {
+            0
+        } else {
+            value
+        };
+        (if q.u_or_v { value } else { 0 }, kernel)
+    } else {
+        (value, value)
+    };
+    complete(q, exc, hw_value, kernel_value, f, insn.rc, fpcr, ieee_ctl)
+}
+
+/// An IEEE operate's value and exceptions by the reference path, from its
+/// operands in their format's bits (S bits for S sources).
+fn reference_value(op: Op, a: u128, b: u128, rounding: Rounding) -> Result<(u64, Exc), FpTrap> {
+    use Op::*;
+    let src_s = matches!(op, Adds | Subs | Muls | Divs);
     let rnd = ieee::round_of(rounding);
     let arith = |op: Arith| -> (u64, Exc) {
-        match src {
-            Src::S => {
-                let (v, e) = ieee::arith::<Single>(op, a, b, rnd);
-                (lds_to_reg(v as u32), e)
-            }
-            _ => {
-                let (v, e) = ieee::arith::<Double>(op, a, b, rnd);
-                (v as u64, e)
-            }
+        if src_s {
+            let (v, e) = ieee::arith::<Single>(op, a, b, rnd);
+            (lds_to_reg(v as u32), e)
+        } else {
+            let (v, e) = ieee::arith::<Double>(op, a, b, rnd);
+            (v as u64, e)
         }
     };
-    let (value, exc) = match insn.op {
+    Ok(match op {
         Adds | Addt => arith(Arith::Add),
         Subs | Subt => arith(Arith::Sub),
         Muls | Mult => arith(Arith::Mul),
@@ -367,20 +441,34 @@ fn ieee_operate(
             (v as u64, e)
         }
         other => return Err(FpTrap::NotFloatingPoint(other)),
-    };
-    // Underflow: the hardware without /U delivers a true zero; the kernel's
-    // completion delivers the IEEE denormal unless IEEE_MAP_UMZ.
-    let (hw_value, kernel_value) = if exc.intersects(Exc::UNF) {
-        let kernel = if ieee_ctl & fpcr::IEEE_MAP_UMZ != 0 {
-            0
-        } else {
-            value
-        };
-        (if q.u_or_v { value } else { 0 }, kernel)
-    } else {
-        (value, value)
-    };
-    complete(q, exc, hw_value, kernel_value, f, insn.rc, fpcr, ieee_ctl)
+    })
+}
+
+/// An IEEE operate's value and exceptions by the host fast path, or `None`
+/// where it cannot prove them (the reference path then decides).
+#[inline(always)]
+fn host_value(op: Op, a: u64, b: u64, rounding: Rounding) -> Option<(u64, Exc)> {
+    use ieee::Arith::*;
+    use Op::*;
+    let s = |r: Option<(u32, Exc)>| r.map(|(v, e)| (lds_to_reg(v), e));
+    match op {
+        Addt => host::arith_t(Add, a, b, rounding),
+        Subt => host::arith_t(Sub, a, b, rounding),
+        Mult => host::arith_t(Mul, a, b, rounding),
+        Divt => host::arith_t(Div, a, b, rounding),
+        Adds => s(host::arith_s(Add, a as u32, b as u32, rounding)),
+        Subs => s(host::arith_s(Sub, a as u32, b as u32, rounding)),
+        Muls => s(host::arith_s(Mul, a as u32, b as u32, rounding)),
+        Divs => s(host::arith_s(Div, a as u32, b as u32, rounding)),
+        Sqrtt => host::sqrt_t(b, rounding),
+        Sqrts => s(host::sqrt_s(b as u32, rounding)),
+        Cvtts => s(host::cvt_ts(b, rounding)),
+        Cvtst => host::cvt_st(b as u32),
+        Cvtqt => host::cvt_qt(b, rounding),
+        Cvtqs => s(host::cvt_qs(b, rounding)),
+        Cvttq => host::cvt_tq(b, rounding),
+        _ => None,
+    }
 }
 
 /// Record `exc`, decide whether the hardware traps and what the Linux
