@@ -293,6 +293,47 @@ impl Runner {
                 }
                 Err(e) => self.fail("the direct TSTORE handler", e),
             },
+            Op::MGather {
+                index,
+                base,
+                indices,
+                pad,
+                expect,
+            } => {
+                let pad = crate::memory::PadValue::from_code(*pad as u32);
+                let r = self.m.mgather(*index, *base, *indices, pad);
+                self.check_exec(expect, r.is_ok());
+                self.after_transfer();
+            }
+            Op::MScatter {
+                index,
+                base,
+                indices,
+                expect,
+            } => {
+                let r = self.m.mscatter(*base, *index, *indices);
+                self.check_exec(expect, r.is_ok());
+                self.after_transfer();
+            }
+            Op::TMov {
+                index,
+                source,
+                expect,
+            } => {
+                let r = self.m.tmov(*index, *source);
+                self.check_exec(expect, r.is_ok());
+                self.after_transfer();
+            }
+            Op::GMov {
+                index,
+                source,
+                peer_tid,
+                expect,
+            } => {
+                let r = self.m.gmov(*index, *source, *peer_tid);
+                self.check_exec(expect, r.is_ok());
+                self.after_transfer();
+            }
             Op::TPrefetch {
                 base,
                 stride_elements,
@@ -1102,6 +1143,12 @@ mod ext {
                     crate::memory::decode_tile_memory_element_raw(raw, dt, high),
                 ))
             }
+            "IndexedTLSUTransferDataTypeLegal" => Ok(PredValue::Bool(
+                crate::gather::indexed_tlsu_transfer_data_type_legal(arg_dtype(args, 0)?),
+            )),
+            "IndexedTLSUIndexDataTypeLegal" => Ok(PredValue::Bool(
+                crate::gather::indexed_tlsu_index_data_type_legal(arg_dtype(args, 0)?),
+            )),
             "SharedStorePEMaskLegal" | "InstructionContractSharedMaskLegal_TSTORE" => {
                 let function = arg_num(args, 0)? as u32;
                 let mask = arg_num(args, 1)? as u8;
