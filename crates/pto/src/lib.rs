@@ -27,6 +27,8 @@
 //!   side of ADR 0074's boundary; `asl/tile/model/memory/gather-scatter.asl`).
 //! - [`gather`]: MGATHER/MSCATTER (indexed TLSU, byte displacements) and
 //!   GMOV (`asl/tile/model/memory/gather-scatter.asl`, `shared-movement.asl`).
+//! - [`operands`]: B.IOR operand packing of TCI/TTRI/TSORT/TMRGSORT
+//!   (`asl/block/model/dispatch/scalar-schema.asl`).
 //! - `rows` (private): the row-run fast path of [`memory`], observably
 //!   identical to its per-element path (property-tested).
 //!
@@ -46,6 +48,7 @@ pub mod gather;
 pub mod gm;
 pub mod machine;
 pub mod memory;
+pub mod operands;
 pub mod prefetch;
 mod rows;
 pub mod scenario;

@@ -47,6 +47,10 @@ fn step() -> impl Strategy<Value = String> {
             .prop_map(|(i, s, p)| format!("op = \"gmov\"\nindex = {i}\nsource = {s}\npeer_tid = \"{p:#x}\"\nexpect = \"any\"")),
         (small.clone(), small.clone())
             .prop_map(|(i, s)| format!("op = \"tmov\"\nindex = {i}\nsource = {s}\nexpect = \"any\"")),
+        (0u64..32, 0u64..32, 0u64..32, 0u64..32)
+            .prop_map(|(d, a, b, c)| format!("op = \"scalar-binding\"\ndestination = {d}\nsource0 = {a}\nsource1 = {b}\nsource2 = {c}")),
+        (prop::sample::select(vec!["BundleTileInstructionOperands.scalar0", "BundleTileInstructionOperands.diagonal", "BundleTileInstructionOperands.flag0", "BundleOperationGPRBindingValuesLegal", "BundleOperationBindingsComplete"]), prop::sample::select(vec!["TCI", "TTRI", "TSORT", "TMRGSORT", "TLOAD"]))
+            .prop_map(|(n, o)| format!("op = \"expect-predicate\"\nname = \"{n}\"\nargs = [\"{o}\"]\nvalue = true")),
         (small.clone(), n.clone(), n.clone()).prop_map(|(i, b, s)| format!("op = \"tload\"\nindex = {i}\nbase = \"{b:#x}\"\nstride = \"{s:#x}\"\nexpect = \"any\"")),
         (small.clone(), n.clone(), n.clone()).prop_map(|(i, b, s)| format!("op = \"tstore\"\nindex = {i}\nbase = \"{b:#x}\"\nstride = \"{s:#x}\"\nexpect = \"any\"")),
         (0u64..256, small.clone(), prop::sample::select(vec!["1111", "1000", "0011", "0000"]))

@@ -315,6 +315,12 @@ impl Runner {
                 self.check_exec(expect, r.is_ok());
                 self.after_transfer();
             }
+            Op::ScalarBinding {
+                destination,
+                sources,
+            } => self
+                .m
+                .set_bundle_scalar_binding(*destination, sources[0], sources[1], sources[2]),
             Op::TMov {
                 index,
                 source,
@@ -1118,6 +1124,20 @@ mod ext {
         }
     }
 
+    fn arg_tepl(args: &[PredArg], i: usize) -> Result<crate::operands::TeplOperation, String> {
+        match args.get(i) {
+            Some(PredArg::Name(s)) => {
+                crate::operands::TeplOperation::from_name(s).ok_or_else(|| {
+                    format!("unknown operation `{s}` (one of: TCI TTRI TSORT TMRGSORT)")
+                })
+            }
+            Some(PredArg::Num(n)) => {
+                Err(format!("argument {} = {n}: want an operation name", i + 1))
+            }
+            None => Err(format!("missing argument {}", i + 1)),
+        }
+    }
+
     fn arg_dtype(args: &[PredArg], i: usize) -> Result<DataType, String> {
         match args.get(i) {
             Some(PredArg::Name(s)) => DataType::from_str(s).map_err(|e| e.to_string()),
@@ -1143,6 +1163,22 @@ mod ext {
                     crate::memory::decode_tile_memory_element_raw(raw, dt, high),
                 ))
             }
+            "BundleTileInstructionOperands.scalar0"
+            | "BundleTileInstructionOperands.diagonal"
+            | "BundleTileInstructionOperands.flag0" => {
+                let o = m.bundle_tile_instruction_operands(arg_tepl(args, 0)?);
+                Ok(match name.rsplit('.').next() {
+                    Some("scalar0") => PredValue::Num(o.scalar0),
+                    Some("diagonal") => PredValue::Num(o.diagonal as u64),
+                    _ => PredValue::Bool(o.flag0),
+                })
+            }
+            "BundleOperationGPRBindingValuesLegal" => Ok(PredValue::Bool(
+                m.bundle_operation_gpr_binding_values_legal(arg_tepl(args, 0)?),
+            )),
+            "BundleOperationBindingsComplete" => Ok(PredValue::Bool(
+                m.bundle_operation_scalar_bindings_complete(arg_tepl(args, 0)?),
+            )),
             "IndexedTLSUTransferDataTypeLegal" => Ok(PredValue::Bool(
                 crate::gather::indexed_tlsu_transfer_data_type_legal(arg_dtype(args, 0)?),
             )),

@@ -176,6 +176,11 @@ pub enum Op {
         indices: u32,
         expect: ExecExpect,
     },
+    /// `SetBundleScalarBinding(0, destination, source0, source1, source2, 3)`.
+    ScalarBinding {
+        destination: u32,
+        sources: [u32; 3],
+    },
     /// Local `TMOV(index, source)`.
     TMov {
         index: u32,
@@ -368,6 +373,7 @@ impl Op {
             Op::MScatter { .. } => "mscatter",
             Op::GMov { .. } => "gmov",
             Op::TMov { .. } => "tmov",
+            Op::ScalarBinding { .. } => "scalar-binding",
             Op::TStore { .. } => "tstore",
             Op::Fault { .. } => "fault",
             Op::ClearFault => "clear-fault",
@@ -844,6 +850,14 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
             base: f.num("base")?,
             indices: f.ranged("indices", u32::MAX as u64)? as u32,
             expect: f.exec_expect()?,
+        },
+        "scalar-binding" => Op::ScalarBinding {
+            destination: f.opt_ranged("destination", 31)?.unwrap_or(0) as u32,
+            sources: [
+                f.opt_ranged("source0", 31)?.unwrap_or(0) as u32,
+                f.opt_ranged("source1", 31)?.unwrap_or(0) as u32,
+                f.opt_ranged("source2", 31)?.unwrap_or(0) as u32,
+            ],
         },
         "tmov" => Op::TMov {
             index: f.ranged("index", u32::MAX as u64)? as u32,
