@@ -7,7 +7,7 @@
 //! asl/block/model/dispatch/tlsu-prefetch.asl), modelled in
 //! [`crate::prefetch`], and indexed TLSU (MGATHER/MSCATTER) keeps its byte
 //! displacements (`TileMemoryByteDisplacementAddress`,
-//! asl/tile/model/memory/addressing.asl), which the model does not execute.
+//! asl/tile/model/memory/addressing.asl), modelled in [`crate::gather`].
 //! Neither may call these functions.
 
 use crate::types::DataType;

@@ -421,10 +421,13 @@ fn assemble_statement(n: usize, stmt: &str) -> Result<u32, AsmError> {
                 ],
             )
         }
-        "BSTART.TPREFETCH" => {
+        "BSTART.TPREFETCH" | "BSTART.MGATHER" | "BSTART.MSCATTER" | "BSTART.GMOV" => {
             let dt = parse_data_type(rest.trim())
                 .ok_or_else(|| err(n, format!("unknown data type `{}`", rest.trim())))?;
-            let form = form_where(|f| f.kind == FormKind::BundleStart { function: 3 });
+            let form = FORMS
+                .iter()
+                .find(|f| f.mnemonic == mn_upper && f.variant.is_none())
+                .ok_or_else(|| err(n, format!("unknown mnemonic `{mn_upper}`")))?;
             encode(n, form, &[("DataType", dt as u64)])
         }
         "BSTART.TMOV" => {

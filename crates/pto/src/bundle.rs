@@ -9,6 +9,8 @@
 //! `asl/block/model/dispatch/tile-execution.asl`
 //! (`ExecuteBundleTileOperation`), `asl/block/model/dispatch/shared-tlsu.asl`,
 //! `asl/block/model/dispatch/tlsu-layout-conversion.asl` (CUBE transport),
+//! `asl/block/model/dispatch/tlsu-{mgather,mscatter,gmov}.asl` (indexed TLSU
+//! and GMOV schemas),
 //! `asl/block/model/dispatch/destination-shape.asl`,
 //! `asl/block/model/faults/rollback.asl`, `asl/arch/memory-model/global-memory-access.asl`
 //! (PTO-ARCH-GM-ACCESS-001).
@@ -84,7 +86,8 @@ pub struct DataAttributes {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Operation {
     pub valid: bool,
-    /// TLSU selector: 0 TLOAD, 1 TSTORE, 14 TSTORE.SPART.
+    /// TLSU selector: 0 TLOAD, 1 TSTORE, 3 TPREFETCH, 4 MGATHER,
+    /// 5 MSCATTER, 9..12 Shared TMOV, 13 GMOV, 14 TSTORE.SPART.
     pub function: u32,
     pub data_type: u32,
 }
@@ -481,6 +484,12 @@ impl Machine {
         if b.op.function == crate::prefetch::TPREFETCH_FUNCTION {
             return self.run_tprefetch();
         }
+        match b.op.function {
+            crate::gather::MGATHER_FUNCTION => return self.run_mgather(),
+            crate::gather::MSCATTER_FUNCTION => return self.run_mscatter(),
+            crate::gather::GMOV_FUNCTION => return self.run_gmov(),
+            _ => {}
+        }
         if b.datr.present && is_cube_conversion(b.datr.layout) {
             return self.run_cube_transport();
         }
@@ -536,6 +545,234 @@ impl Machine {
             self.record_prefetch_operands(pe, dt, shape, bases[pe], strides[pe], source);
         }
         self.tprefetch_core(bases, strides, shape, dt)
+    }
+
+    /// `BundleMGATHERDimensionsLegal` (MSCATTER uses it too): LB0 present,
+    /// every present dimension 1..=65535, ValidCol <= Col, Col a power of
+    /// two, ValidRow * ValidCol within the model's tile elements. Returns
+    /// (valid columns, valid rows, columns) with LB1 = 1 and LB2 = LB0 when
+    /// omitted.
+    fn indexed_dimensions(&self) -> Option<(u64, u64, u64)> {
+        let b = &self.bundle;
+        if !b.dim_present[0]
+            || (0..3).any(|i| b.dim_present[i] && !(1..=65535).contains(&b.dims[i]))
+        {
+            return None;
+        }
+        let vc = b.dims[0];
+        let vr = if b.dim_present[1] { b.dims[1] } else { 1 };
+        let columns = if b.dim_present[2] { b.dims[2] } else { vc };
+        (vc <= columns
+            && columns.is_power_of_two()
+            && vr * vc <= crate::tile::PTO_MODEL_TILE_ELEMENTS)
+            .then_some((vc, vr, columns))
+    }
+
+    /// `SelectedBundleTileDataAttributesLegal` of the indexed and GMOV
+    /// schemas: B.DATR may carry Layout (and, for MGATHER only, PadValue);
+    /// comparison, rounding, saturation and canonicalization must be zero.
+    fn datr_legal_for_indexed(&self, pad_allowed: bool) -> bool {
+        let d = &self.bundle.datr;
+        !d.present
+            || (d.comparison_mode == 0
+                && d.rounding_mode == 0
+                && !d.saturating
+                && !d.canonicalize
+                && (pad_allowed || d.pad_value == 0)
+                && !is_cube_conversion(d.layout))
+    }
+
+    /// `BundleOperationGPRBindingValuesLegal` for `B.IOR BaseGPR, zero,
+    /// zero, ->zero` (MGATHER, MSCATTER; the B.IOR is required) and `B.IOR
+    /// peer_tid` (GMOV; optional).
+    fn single_gpr_schema_legal(&self, required: bool) -> bool {
+        let s = &self.bundle.scalar;
+        if !s.valid {
+            return !required;
+        }
+        s.source1 == 0 && s.source2 == 0 && s.destination == 0
+    }
+
+    /// `ExecuteBundleMGATHEROperation` (asl/block/model/dispatch/tlsu-mgather.asl):
+    /// PE_MASK 0000 is a no-op; one Local B.IOT with IndexTile and a
+    /// destination; the base from the current PE's B.IOR RegSrc0; the
+    /// destination is allocated after every schema check and rolled back on
+    /// a fault.
+    fn run_mgather(&mut self) -> Result<(), Fault> {
+        if self.bundle.selected_tile_mask_is_zero() {
+            return Ok(());
+        }
+        let dims = self.indexed_dimensions();
+        let b = &self.bundle;
+        if b.shared_binding_count() != 0
+            || b.tile_binding_count() != 1
+            || !self.single_gpr_schema_legal(true)
+            || dims.is_none()
+        {
+            return Err(Fault::TileLegality);
+        }
+        if !self.datr_legal_for_indexed(true) {
+            return Err(Fault::TileLegality);
+        }
+        let (vc, vr, columns) = dims.unwrap_or((1, 1, 1));
+        let slot = b.tile_bindings.iter().position(|t| t.valid).unwrap_or(0);
+        let binding = b.tile_bindings[slot];
+        let dt = self.effective_data_type().ok_or(Fault::TileLegality)?;
+        if !binding.destination_valid
+            || !binding.source0_valid
+            || binding.source1_valid
+            || !binding.last
+            || !self.tile_source_contents_defined(binding.source0)
+            || !crate::gather::indexed_tlsu_index_data_type_legal(
+                self.tiles[binding.source0 as usize].data_type,
+            )
+            || !crate::gather::indexed_tlsu_transfer_data_type_legal(dt)
+        {
+            return Err(Fault::TileLegality);
+        }
+        let it = &self.tiles[binding.source0 as usize];
+        if it.valid_rows != vr || it.valid_columns != vc {
+            return Err(Fault::TileLegality);
+        }
+        let layout = self.bundle.tile_layout();
+        let dest = if binding.allocated_by_bundle {
+            binding.destination
+        } else {
+            self.resolve_destination(slot, vr, vc, columns, dt, layout)?
+        };
+        if !self.tile_operands_legal_mgather(dest, binding.source0) {
+            self.roll_back_destinations();
+            return Err(Fault::TileLegality);
+        }
+        let base = self.read_pe_gpr(self.current_pe, self.bundle.scalar.source0);
+        let pad = self.bundle.pad_value();
+        if let Err(f) = self.mgather(dest, base, binding.source0, pad) {
+            self.roll_back_destinations();
+            return Err(f);
+        }
+        Ok(())
+    }
+
+    /// `ExecuteBundleMSCATTEROperation` (asl/block/model/dispatch/tlsu-mscatter.asl):
+    /// PE_MASK 0000 is a no-op; one Local B.IOT `DataTile, IndexTile` with
+    /// no destination; source and index tiles must match the LB shape, the
+    /// BSTART type and the bundle layout.
+    fn run_mscatter(&mut self) -> Result<(), Fault> {
+        if self.bundle.selected_tile_mask_is_zero() {
+            return Ok(());
+        }
+        let dims = self.indexed_dimensions();
+        let b = &self.bundle;
+        let slot = b.tile_bindings.iter().position(|t| t.valid).unwrap_or(0);
+        let binding = b.tile_bindings[slot];
+        let bindings_legal = b.tile_binding_count() == 1
+            && !binding.destination_valid
+            && binding.destination_size == 0
+            && binding.source0_valid
+            && binding.source1_valid
+            && binding.last;
+        if b.shared_binding_count() != 0
+            || !self.single_gpr_schema_legal(true)
+            || dims.is_none()
+            || !bindings_legal
+        {
+            return Err(Fault::TileLegality);
+        }
+        if !self.datr_legal_for_indexed(false) {
+            return Err(Fault::TileLegality);
+        }
+        let (vc, vr, columns) = dims.unwrap_or((1, 1, 1));
+        let dt = self.effective_data_type().ok_or(Fault::TileLegality)?;
+        let layout = self.bundle.tile_layout();
+        let (src, idx) = (binding.source0, binding.source1);
+        if !self.tile_source_contents_defined(src) || !self.tile_source_contents_defined(idx) {
+            return Err(Fault::TileLegality);
+        }
+        let (s, i) = (&self.tiles[src as usize], &self.tiles[idx as usize]);
+        if s.data_type != dt
+            || !crate::gather::indexed_tlsu_index_data_type_legal(i.data_type)
+            || !crate::gather::indexed_tlsu_transfer_data_type_legal(dt)
+            || s.valid_rows != vr
+            || s.valid_columns != vc
+            || s.columns != columns
+            || i.valid_rows != vr
+            || i.valid_columns != vc
+            || s.layout != layout
+            || i.layout != layout
+        {
+            return Err(Fault::TileLegality);
+        }
+        let base = self.read_pe_gpr(self.current_pe, self.bundle.scalar.source0);
+        self.mscatter(base, src, idx)
+    }
+
+    /// `ExecuteBundleGMOVOperation` (asl/block/model/dispatch/tlsu-gmov.asl):
+    /// one Local B.IOT with a source and a destination of the source's
+    /// capacity; no B.DIM; the source fully allocated in all four PEs
+    /// (`BundleGMOVCore4SourceReady`) and defined; every PE's `peer_tid`
+    /// (B.IOR RegSrc0, or zero when B.IOR is omitted) below 4, checked for
+    /// all four PEs before the destination is allocated.
+    fn run_gmov(&mut self) -> Result<(), Fault> {
+        let b = &self.bundle;
+        if b.shared_binding_count() != 0
+            || !self.single_gpr_schema_legal(false)
+            || b.tile_binding_count() != 1
+        {
+            return Err(Fault::TileLegality);
+        }
+        if !self.datr_legal_for_indexed(false) {
+            return Err(Fault::TileLegality);
+        }
+        let dt = self.effective_data_type().ok_or(Fault::TileLegality)?;
+        let layout = b.tile_layout();
+        let slot = b.tile_bindings.iter().position(|t| t.valid).unwrap_or(0);
+        let binding = b.tile_bindings[slot];
+        let src = binding.source0;
+        let ready = self.tile_source_contents_defined(src)
+            && self.tile_masks.get(src as usize) == Some(&0b1111);
+        let size = forms::tile_size_code_bytes(binding.destination_size);
+        let src_ok = ready && {
+            let s = &self.tiles[src as usize];
+            size == Some(s.capacity_bytes) && s.data_type == dt && s.layout == layout
+        };
+        if !binding.destination_valid
+            || !binding.source0_valid
+            || binding.source1_valid
+            || !binding.last
+            || !src_ok
+            || !crate::gather::tile_carrier_or_packed_baseline_data_type_supported(dt)
+        {
+            return Err(Fault::TileLegality);
+        }
+        if self.bundle.dim_present.iter().any(|&p| p) {
+            return Err(Fault::TileLegality);
+        }
+        let s = self.bundle.scalar;
+        let mut peer = [0u64; PTO_MODEL_MEMORY_AGENTS];
+        for (pe, p) in peer.iter_mut().enumerate() {
+            *p = if s.valid {
+                self.read_pe_gpr(pe, s.source0)
+            } else {
+                0
+            };
+            if *p >= PTO_MODEL_MEMORY_AGENTS as u64 {
+                return Err(Fault::TileLegality);
+            }
+        }
+        let (vr, vc, columns) = {
+            let t = &self.tiles[src as usize];
+            (t.valid_rows, t.valid_columns, t.columns)
+        };
+        let dest = if binding.allocated_by_bundle {
+            binding.destination
+        } else {
+            self.resolve_destination(slot, vr, vc, columns, dt, layout)?
+        };
+        if !self.tile_operands_legal_gmov(dest, src, 0) {
+            self.roll_back_destinations();
+            return Err(Fault::TileLegality);
+        }
+        self.gmov(dest, src, 0)
     }
 
     /// `ResolveBundleEffectiveDataType`: a concrete B.DATR type wins over

@@ -69,8 +69,9 @@ pub struct Constraint {
 /// What a form does in the model (semantic handler of the catalog).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FormKind {
-    /// BSTART.TLOAD / BSTART.TSTORE: `function` is the TLSU selector
-    /// (0 TLOAD, 1 TSTORE, 14 TSTORE.SPART).
+    /// BSTART of a tile-memory block: `function` is the TLSU selector
+    /// (0 TLOAD, 1 TSTORE, 3 TPREFETCH, 4 MGATHER, 5 MSCATTER, 9..12 Shared
+    /// TMOV, 13 GMOV, 14 TSTORE.SPART).
     BundleStart { function: u32 },
     /// B.DIM …, ->LB`n`.
     BundleDimension { lb: u32 },
@@ -272,6 +273,49 @@ pub static FORMS: &[Form] = &[
             values: CONCRETE_DATA_TYPES,
         }],
         kind: FormKind::BundleStart { function: 3 },
+    },
+    // Indexed TLSU (Functions 4, 5) and GMOV (Function 13): `crate::gather`.
+    Form {
+        form_id: "bstart_mgather_32_c9defbf18276",
+        mnemonic: "BSTART.MGATHER",
+        variant: None,
+        asm: "BSTART.MGATHER DataType",
+        mask: 0x07ff_ffff,
+        matches: 0x0041_1181,
+        fields: &[DATA_TYPE_27],
+        constraints: &[Constraint {
+            field: "DataType",
+            values: CONCRETE_DATA_TYPES,
+        }],
+        kind: FormKind::BundleStart { function: 4 },
+    },
+    Form {
+        form_id: "bstart_mscatter_32_0f0ba08bd798",
+        mnemonic: "BSTART.MSCATTER",
+        variant: None,
+        asm: "BSTART.MSCATTER DataType",
+        mask: 0x07ff_ffff,
+        matches: 0x0051_1181,
+        fields: &[DATA_TYPE_27],
+        constraints: &[Constraint {
+            field: "DataType",
+            values: CONCRETE_DATA_TYPES,
+        }],
+        kind: FormKind::BundleStart { function: 5 },
+    },
+    Form {
+        form_id: "bstart_gmov_32_6c21e223eaa7",
+        mnemonic: "BSTART.GMOV",
+        variant: None,
+        asm: "BSTART.GMOV DataType",
+        mask: 0x07ff_ffff,
+        matches: 0x00d1_1181,
+        fields: &[DATA_TYPE_27],
+        constraints: &[Constraint {
+            field: "DataType",
+            values: CONCRETE_DATA_TYPES,
+        }],
+        kind: FormKind::BundleStart { function: 13 },
     },
     // Shared TMOV (TLSU Function 9): decoded as the snapshot decodes it;
     // execution without its B.IOS binder is Fault_TileLegality, and the
@@ -782,6 +826,9 @@ pub fn tlsu_operation_name(function: u32) -> Option<&'static str> {
         0 => Some("TLOAD"),
         1 | 14 => Some("TSTORE"),
         3 => Some("TPREFETCH"),
+        4 => Some("MGATHER"),
+        5 => Some("MSCATTER"),
+        13 => Some("GMOV"),
         _ => None,
     }
 }

@@ -25,6 +25,10 @@
 //!   (`asl/arch/state/trap-context.asl`, `asl/arch/profile/trap-context-recovery.asl`).
 //! - [`prefetch`]: TPREFETCH, whose row stride counts elements (the other
 //!   side of ADR 0074's boundary; `asl/tile/model/memory/gather-scatter.asl`).
+//! - [`gather`]: MGATHER/MSCATTER (indexed TLSU, byte displacements) and
+//!   GMOV (`asl/tile/model/memory/gather-scatter.asl`, `shared-movement.asl`).
+//! - [`operands`]: B.IOR operand packing of TCI/TTRI/TSORT/TMRGSORT
+//!   (`asl/block/model/dispatch/scalar-schema.asl`).
 //! - `rows` (private): the row-run fast path of [`memory`], observably
 //!   identical to its per-element path (property-tested).
 //!
@@ -40,9 +44,11 @@ pub mod asm;
 pub mod bundle;
 pub mod footprint;
 pub mod forms;
+pub mod gather;
 pub mod gm;
 pub mod machine;
 pub mod memory;
+pub mod operands;
 pub mod prefetch;
 mod rows;
 pub mod scenario;

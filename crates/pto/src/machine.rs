@@ -155,6 +155,11 @@ pub struct Machine {
     pub(crate) last_hint_payload: u32,
     /// `_TrapContexts`, one per ring.
     pub(crate) trap_contexts: Vec<TrapContext>,
+    /// `SharedTileCapacityInUse`, kept as a running sum: a Shared record
+    /// becomes valid only in `atomic_update_shared_tile`, keeps its mask
+    /// and capacity, and is invalidated only by reset. Saves scanning all
+    /// 256 records on every destination allocation.
+    pub(crate) shared_charge: u64,
 }
 
 impl Machine {
@@ -184,6 +189,7 @@ impl Machine {
             hint_epoch: 0,
             last_hint_payload: 0,
             trap_contexts: vec![TrapContext::default(); PTO_ACR_COUNT],
+            shared_charge: 0,
         }
     }
 
@@ -540,11 +546,16 @@ impl Machine {
 
     /// `SharedTileCapacityInUse`.
     pub(crate) fn shared_tile_capacity_in_use(&self) -> u64 {
-        self.shared
-            .iter()
-            .filter(|s| s.descriptor_valid)
-            .map(|s| tile::tile_core_allocation_bytes(s.allocation_mask, s.tile.capacity_bytes))
-            .sum()
+        debug_assert_eq!(
+            self.shared_charge,
+            self.shared
+                .iter()
+                .filter(|s| s.descriptor_valid)
+                .map(|s| tile::tile_core_allocation_bytes(s.allocation_mask, s.tile.capacity_bytes))
+                .sum::<u64>(),
+            "running Shared capacity sum"
+        );
+        self.shared_charge
     }
 
     /// `CoreTileCapacityInUse`: bytes charged by Local and Shared tiles.

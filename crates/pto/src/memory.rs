@@ -645,6 +645,7 @@ impl Machine {
         // updated in place: the single assignment of the ASL.
         let rec = &mut self.shared[id as usize];
         if !rec.descriptor_valid {
+            self.shared_charge += tile::tile_core_allocation_bytes(mask, t.capacity_bytes);
             t.contents_defined = true;
             t.defined_valid = t.valid_rows * t.valid_columns;
             *rec = SharedTileInfo {

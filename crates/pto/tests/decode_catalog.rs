@@ -10,6 +10,9 @@ use serde_json::Value;
 const PATH_MNEMONICS: &[&str] = &[
     "BSTART.TLOAD",
     "BSTART.TSTORE",
+    "BSTART.MGATHER",
+    "BSTART.MSCATTER",
+    "BSTART.GMOV",
     "B.DIM",
     "B.IOR",
     "B.IOT",

@@ -36,9 +36,21 @@ fn step() -> impl Strategy<Value = String> {
         (0u64..3, n.clone()).prop_map(|(i, v)| format!("op = \"dimension\"\nindex = {i}\nvalue = \"{v:#x}\"")),
         any::<u32>().prop_map(|w| format!("op = \"command\"\nword = \"{w:#x}\"\nexpect = \"rejected\"")),
         // Words near the real forms: BSTART.TLOAD/TSTORE, B.IOT, B.IOS, B.IOR, B.DATR, BSTOP.
-        (prop::sample::select(vec![0x0001_1181u32, 0x0011_1181, 0x00e1_1181, 0x0031_1181, 0x00a1_1181, 0x33, 0x1033, 0x6013, 0x5013, 0x1013, 0x13, 0x1023, 0x1]), any::<u32>())
+        (prop::sample::select(vec![0x0001_1181u32, 0x0011_1181, 0x00e1_1181, 0x0031_1181, 0x0041_1181, 0x0051_1181, 0x00d1_1181, 0x00a1_1181, 0x33, 0x1033, 0x6013, 0x5013, 0x1013, 0x13, 0x1023, 0x1]), any::<u32>())
             .prop_map(|(base, noise)| format!("op = \"command\"\nword = \"{:#x}\"\nexpect = \"rejected\"", base | (noise & 0xfff8_0f80))),
         Just("op = \"execute\"\nexpect = \"any\"".to_string()),
+        (small.clone(), n.clone(), small.clone(), prop::sample::select(vec!["Zero", "Max", "Min", "Null"]))
+            .prop_map(|(i, b, x, p)| format!("op = \"mgather\"\nindex = {i}\nbase = \"{b:#x}\"\nindices = {x}\npad = \"{p}\"\nexpect = \"any\"")),
+        (small.clone(), n.clone(), small.clone())
+            .prop_map(|(i, b, x)| format!("op = \"mscatter\"\nindex = {i}\nbase = \"{b:#x}\"\nindices = {x}\nexpect = \"any\"")),
+        (small.clone(), small.clone(), n.clone())
+            .prop_map(|(i, s, p)| format!("op = \"gmov\"\nindex = {i}\nsource = {s}\npeer_tid = \"{p:#x}\"\nexpect = \"any\"")),
+        (small.clone(), small.clone())
+            .prop_map(|(i, s)| format!("op = \"tmov\"\nindex = {i}\nsource = {s}\nexpect = \"any\"")),
+        (0u64..32, 0u64..32, 0u64..32, 0u64..32)
+            .prop_map(|(d, a, b, c)| format!("op = \"scalar-binding\"\ndestination = {d}\nsource0 = {a}\nsource1 = {b}\nsource2 = {c}")),
+        (prop::sample::select(vec!["BundleTileInstructionOperands.scalar0", "BundleTileInstructionOperands.diagonal", "BundleTileInstructionOperands.flag0", "BundleOperationGPRBindingValuesLegal", "BundleOperationBindingsComplete"]), prop::sample::select(vec!["TCI", "TTRI", "TSORT", "TMRGSORT", "TLOAD"]))
+            .prop_map(|(n, o)| format!("op = \"expect-predicate\"\nname = \"{n}\"\nargs = [\"{o}\"]\nvalue = true")),
         (small.clone(), n.clone(), n.clone()).prop_map(|(i, b, s)| format!("op = \"tload\"\nindex = {i}\nbase = \"{b:#x}\"\nstride = \"{s:#x}\"\nexpect = \"any\"")),
         (small.clone(), n.clone(), n.clone()).prop_map(|(i, b, s)| format!("op = \"tstore\"\nindex = {i}\nbase = \"{b:#x}\"\nstride = \"{s:#x}\"\nexpect = \"any\"")),
         (0u64..256, small.clone(), prop::sample::select(vec!["1111", "1000", "0011", "0000"]))

@@ -116,6 +116,21 @@ fn run_exits_2_naming_file_step_and_reason_for_malformed_files() {
             "[[step]]\nop = \"tile\"\nindex = 0\ncapacity = 128\nrows = 1\ncols = 1\nvalid_rows = 1\nvalid_cols = 1\ndtype = \"U3\"\n",
             "step 1: unknown dtype `U3`",
         ),
+        (
+            "mgather-pad.toml",
+            "[[step]]\nop = \"mgather\"\nindex = 1\nbase = 0\nindices = 2\npad = \"Huge\"\n",
+            "step 1: unknown pad `Huge`",
+        ),
+        (
+            "mscatter-missing.toml",
+            "[[step]]\nop = \"reset\"\n[[step]]\nop = \"mscatter\"\nindex = 1\nbase = 0\n",
+            "step 2: missing field `indices`",
+        ),
+        (
+            "gmov-field.toml",
+            "[[step]]\nop = \"gmov\"\nindex = 1\nsource = 2\npeer = 1\n",
+            "step 1: unknown field `peer`",
+        ),
     ];
     for (name, text, want) in cases {
         let p = scratch("pto_cli_malformed", name, text);

@@ -293,6 +293,53 @@ impl Runner {
                 }
                 Err(e) => self.fail("the direct TSTORE handler", e),
             },
+            Op::MGather {
+                index,
+                base,
+                indices,
+                pad,
+                expect,
+            } => {
+                let pad = crate::memory::PadValue::from_code(*pad as u32);
+                let r = self.m.mgather(*index, *base, *indices, pad);
+                self.check_exec(expect, r.is_ok());
+                self.after_transfer();
+            }
+            Op::MScatter {
+                index,
+                base,
+                indices,
+                expect,
+            } => {
+                let r = self.m.mscatter(*base, *index, *indices);
+                self.check_exec(expect, r.is_ok());
+                self.after_transfer();
+            }
+            Op::ScalarBinding {
+                destination,
+                sources,
+            } => self
+                .m
+                .set_bundle_scalar_binding(*destination, sources[0], sources[1], sources[2]),
+            Op::TMov {
+                index,
+                source,
+                expect,
+            } => {
+                let r = self.m.tmov(*index, *source);
+                self.check_exec(expect, r.is_ok());
+                self.after_transfer();
+            }
+            Op::GMov {
+                index,
+                source,
+                peer_tid,
+                expect,
+            } => {
+                let r = self.m.gmov(*index, *source, *peer_tid);
+                self.check_exec(expect, r.is_ok());
+                self.after_transfer();
+            }
             Op::TPrefetch {
                 base,
                 stride_elements,
@@ -1077,6 +1124,20 @@ mod ext {
         }
     }
 
+    fn arg_tepl(args: &[PredArg], i: usize) -> Result<crate::operands::TeplOperation, String> {
+        match args.get(i) {
+            Some(PredArg::Name(s)) => {
+                crate::operands::TeplOperation::from_name(s).ok_or_else(|| {
+                    format!("unknown operation `{s}` (one of: TCI TTRI TSORT TMRGSORT)")
+                })
+            }
+            Some(PredArg::Num(n)) => {
+                Err(format!("argument {} = {n}: want an operation name", i + 1))
+            }
+            None => Err(format!("missing argument {}", i + 1)),
+        }
+    }
+
     fn arg_dtype(args: &[PredArg], i: usize) -> Result<DataType, String> {
         match args.get(i) {
             Some(PredArg::Name(s)) => DataType::from_str(s).map_err(|e| e.to_string()),
@@ -1102,6 +1163,28 @@ mod ext {
                     crate::memory::decode_tile_memory_element_raw(raw, dt, high),
                 ))
             }
+            "BundleTileInstructionOperands.scalar0"
+            | "BundleTileInstructionOperands.diagonal"
+            | "BundleTileInstructionOperands.flag0" => {
+                let o = m.bundle_tile_instruction_operands(arg_tepl(args, 0)?);
+                Ok(match name.rsplit('.').next() {
+                    Some("scalar0") => PredValue::Num(o.scalar0),
+                    Some("diagonal") => PredValue::Num(o.diagonal as u64),
+                    _ => PredValue::Bool(o.flag0),
+                })
+            }
+            "BundleOperationGPRBindingValuesLegal" => Ok(PredValue::Bool(
+                m.bundle_operation_gpr_binding_values_legal(arg_tepl(args, 0)?),
+            )),
+            "BundleOperationBindingsComplete" => Ok(PredValue::Bool(
+                m.bundle_operation_scalar_bindings_complete(arg_tepl(args, 0)?),
+            )),
+            "IndexedTLSUTransferDataTypeLegal" => Ok(PredValue::Bool(
+                crate::gather::indexed_tlsu_transfer_data_type_legal(arg_dtype(args, 0)?),
+            )),
+            "IndexedTLSUIndexDataTypeLegal" => Ok(PredValue::Bool(
+                crate::gather::indexed_tlsu_index_data_type_legal(arg_dtype(args, 0)?),
+            )),
             "SharedStorePEMaskLegal" | "InstructionContractSharedMaskLegal_TSTORE" => {
                 let function = arg_num(args, 0)? as u32;
                 let mask = arg_num(args, 1)? as u8;

@@ -161,6 +161,39 @@ pub enum Op {
         stride: u64,
         expect: ExecExpect,
     },
+    /// `MGATHER(index, base, indices, pad)`.
+    MGather {
+        index: u32,
+        base: u64,
+        indices: u32,
+        pad: u8,
+        expect: ExecExpect,
+    },
+    /// `MSCATTER(base, index, indices)`.
+    MScatter {
+        index: u32,
+        base: u64,
+        indices: u32,
+        expect: ExecExpect,
+    },
+    /// `SetBundleScalarBinding(0, destination, source0, source1, source2, 3)`.
+    ScalarBinding {
+        destination: u32,
+        sources: [u32; 3],
+    },
+    /// Local `TMOV(index, source)`.
+    TMov {
+        index: u32,
+        source: u32,
+        expect: ExecExpect,
+    },
+    /// `GMOV(index, source, peer_tid)`.
+    GMov {
+        index: u32,
+        source: u32,
+        peer_tid: u64,
+        expect: ExecExpect,
+    },
     /// `TPREFETCHAllPEs(base, row_stride_elements, valid_cols, valid_rows, cols, dtype)`.
     TPrefetch {
         base: u64,
@@ -336,6 +369,11 @@ impl Op {
             Op::Execute { .. } => "execute",
             Op::TLoad { .. } => "tload",
             Op::TPrefetch { .. } => "tprefetch",
+            Op::MGather { .. } => "mgather",
+            Op::MScatter { .. } => "mscatter",
+            Op::GMov { .. } => "gmov",
+            Op::TMov { .. } => "tmov",
+            Op::ScalarBinding { .. } => "scalar-binding",
             Op::TStore { .. } => "tstore",
             Op::Fault { .. } => "fault",
             Op::ClearFault => "clear-fault",
@@ -686,6 +724,9 @@ impl<'a> Fields<'a> {
     }
 }
 
+/// `TilePadValue` names of the `mgather` op (B.DATR PadValue codes 0..3).
+const PAD_VALUES: &[&str] = &["Zero", "Max", "Min", "Null"];
+
 fn check_name(v: &str, list: &[&str], what: &str) -> Result<(), String> {
     if list.contains(&v) {
         Ok(())
@@ -792,6 +833,43 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
                 }
             }
         }
+        "mgather" => Op::MGather {
+            index: f.ranged("index", u32::MAX as u64)? as u32,
+            base: f.num("base")?,
+            indices: f.ranged("indices", u32::MAX as u64)? as u32,
+            pad: match f.named("pad", PAD_VALUES, "Null")?.as_str() {
+                "Zero" => 0,
+                "Max" => 1,
+                "Min" => 2,
+                _ => 3,
+            },
+            expect: f.exec_expect()?,
+        },
+        "mscatter" => Op::MScatter {
+            index: f.ranged("index", u32::MAX as u64)? as u32,
+            base: f.num("base")?,
+            indices: f.ranged("indices", u32::MAX as u64)? as u32,
+            expect: f.exec_expect()?,
+        },
+        "scalar-binding" => Op::ScalarBinding {
+            destination: f.opt_ranged("destination", 31)?.unwrap_or(0) as u32,
+            sources: [
+                f.opt_ranged("source0", 31)?.unwrap_or(0) as u32,
+                f.opt_ranged("source1", 31)?.unwrap_or(0) as u32,
+                f.opt_ranged("source2", 31)?.unwrap_or(0) as u32,
+            ],
+        },
+        "tmov" => Op::TMov {
+            index: f.ranged("index", u32::MAX as u64)? as u32,
+            source: f.ranged("source", u32::MAX as u64)? as u32,
+            expect: f.exec_expect()?,
+        },
+        "gmov" => Op::GMov {
+            index: f.ranged("index", u32::MAX as u64)? as u32,
+            source: f.ranged("source", u32::MAX as u64)? as u32,
+            peer_tid: f.opt_num("peer_tid")?.unwrap_or(0),
+            expect: f.exec_expect()?,
+        },
         "tprefetch" => Op::TPrefetch {
             base: f.num("base")?,
             stride_elements: f.num("stride_elements")?,
