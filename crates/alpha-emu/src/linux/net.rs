@@ -917,11 +917,13 @@ fn recvmsg(p: &mut Process, fd: u64, msg: u64, flags: u64) -> Outcome {
         }
         // The kernel starts msg_flags from the call's MSG_CMSG_CLOEXEC.
         let mut mflags = (r.flags as u32 as u64 & !MSG_CMSG_CLOEXEC) | (flags & MSG_CMSG_CLOEXEC);
+        // move_addr_to_user: only with a name buffer; msg_namelen gets the
+        // full length.
         if m.name != 0 {
             let n = r.name.len().min(m.namelen as usize);
             put(p, m.name, &r.name[..n])?;
+            put(p, msg + 8, &(r.name.len() as u32).to_le_bytes())?;
         }
-        put(p, msg + 8, &(r.name.len() as u32).to_le_bytes())?;
         let (ctl, trunc) = control_to_guest(p, &r.control, clen, flags & MSG_CMSG_CLOEXEC != 0);
         if trunc {
             mflags |= 0x08; // MSG_CTRUNC
@@ -1111,6 +1113,46 @@ fn eventfd(p: &mut Process, init: u64, flags: u64) -> Result<u64, u64> {
         flags & fs::O_NONBLOCK != 0,
         flags & fs::O_CLOEXEC != 0,
     )
+}
+
+/// `FIONBIO` and `FIONREAD` (asm/ioctls.h: `_IOW('f', 126, int)` and
+/// `_IOR('f', 127, int)` in Alpha's `_IOC` encoding): FIONBIO sets any
+/// descriptor's O_NONBLOCK; FIONREAD counts a socket's, eventfd's or
+/// pipe's unread bytes. `None`: another request.
+pub fn ioctl(p: &mut Process, fd: u64, req: u64, arg: u64) -> Option<Result<u64, u64>> {
+    const FIONBIO: u64 = 0x8004_667e;
+    const FIONREAD: u64 = 0x4004_667f;
+    match req {
+        FIONBIO => Some((|| {
+            p.fds.get(fd)?;
+            let on = read_u32(p, arg)? != 0;
+            if let Some(Some(f)) = p.fds.fds.get_mut(fd as usize) {
+                f.flags = (f.flags & !fs::O_NONBLOCK) | if on { fs::O_NONBLOCK } else { 0 };
+            }
+            Ok(0)
+        })()),
+        FIONREAD => {
+            let obj = match p.fds.get(fd) {
+                Ok(f) => f.obj.clone(),
+                Err(e) => return Some(Err(e)),
+            };
+            let n = match &*obj.borrow() {
+                Object::Host(h) => {
+                    let mut v: libc::c_int = 0;
+                    // SAFETY: FIONREAD writes one int to `v`.
+                    let r = unsafe { libc::ioctl(h.raw(), libc::FIONREAD, &mut v) };
+                    if r < 0 {
+                        return Some(Err(last_errno()));
+                    }
+                    v as u32
+                }
+                Object::PipeRead(pb) => pb.borrow().data.len() as u32,
+                _ => return None,
+            };
+            Some(put(p, arg, &n.to_le_bytes()).map(|_| 0))
+        }
+        _ => None,
+    }
 }
 
 /// `read` on a host object (EAGAIN when nothing is there).

@@ -1386,6 +1386,9 @@ fn fcntl(p: &mut Process, host: &dyn Host, fd: u64, cmd: u64, arg: u64) -> Resul
 }
 
 fn ioctl(p: &mut Process, fd: u64, req: u64, arg: u64) -> Result<u64, u64> {
+    if let Some(r) = super::net::ioctl(p, fd, req, arg) {
+        return r;
+    }
     // TCGETS / TIOCGWINSZ (Alpha's _IOR encodings, asm/ioctls.h):
     // TCGETS = 0x402c7413, TIOCGWINSZ = 0x40087468.
     let obj = p.fds.get(fd)?.obj.clone();

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
@@ -280,6 +281,12 @@ static int pair_and_rights(void) {
     printf("cmsg: level ok %d len %d controllen %d\n", rm && rm->cmsg_level == SOL_SOCKET,
            rm ? (int)rm->cmsg_len : 0, (int)r.msg_controllen);
     show("write inner", write(inner[0], "via", 3));
+    int avail = -1;
+    show("fionread", ioctl(passed, FIONREAD, &avail));
+    printf("fionread says %d\n", avail);
+    int on = 1;
+    show("fionbio", ioctl(inner[0], FIONBIO, &on));
+    show("recv after fionbio", recv(inner[0], buf, 1, 0));
     memset(buf, 0, sizeof buf);
     show("read passed", read(passed, buf, sizeof buf));
     printf("passed says %s\n", buf);
