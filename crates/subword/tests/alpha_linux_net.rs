@@ -219,6 +219,11 @@ fn nonblocking_connect_completes_through_poll_and_refused_is_econnrefused() {
 }
 
 #[test]
+fn blocking_send_write_and_writev_on_a_stream_socket_send_everything() {
+    differential("bulk");
+}
+
+#[test]
 fn epoll_on_a_pipe_is_level_edge_and_oneshot_with_timeouts() {
     differential("epoll_pipe");
 }

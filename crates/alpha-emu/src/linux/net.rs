@@ -23,7 +23,8 @@
 //! guest's working directory. `SCM_RIGHTS` passes host-backed descriptors
 //! (files, sockets, eventfds); a guest-only object (pipe, timerfd, epoll)
 //! in `SCM_RIGHTS` is EOPNOTSUPP. `MSG_WAITALL` is not honoured (a recv
-//! returns what has arrived).
+//! returns what has arrived), and one send moves at most 1 MiB (a blocking
+//! stream send of more returns that count).
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
@@ -110,6 +111,8 @@ pub struct HostObj {
     pub sndtimeo: u64,
     /// A blocking `connect` is waiting for the host's connection.
     pub connecting: bool,
+    /// A blocking stream send waiting for room: (thread id, bytes sent).
+    pub sent: Option<(u32, usize)>,
 }
 
 impl HostObj {
@@ -120,6 +123,7 @@ impl HostObj {
             rcvtimeo: 0,
             sndtimeo: 0,
             connecting: false,
+            sent: None,
         }
     }
 
@@ -266,6 +270,24 @@ fn wait_for(p: &mut Process, fd: u64, readable: bool, timeo: u64) -> Outcome {
 pub fn dispatch(p: &mut Process, nr: u64, a: [u64; 6]) -> Option<Outcome> {
     use Outcome::Return as R;
     let out = match nr {
+        // write/writev on a socket send everything when blocking.
+        4 if is_socket(p, a[0]) => write_socket(p, a[0], &[(a[1], a[2])]),
+        121 if is_socket(p, a[0]) => {
+            let mut iov = Vec::new();
+            if a[2] > UIO_MAXIOV {
+                return Some(R(Err(EINVAL)));
+            }
+            for i in 0..a[2] {
+                match (
+                    read_u64(p, a[1].wrapping_add(16 * i)),
+                    read_u64(p, a[1].wrapping_add(16 * i + 8)),
+                ) {
+                    (Ok(b), Ok(l)) => iov.push((b, l)),
+                    _ => return Some(R(Err(EFAULT))),
+                }
+            }
+            write_socket(p, a[0], &iov)
+        }
         97 => R(socket(p, a[0], a[1], a[2])),
         135 => R(socketpair(p, a[0], a[1], a[2], a[3])),
         104 => R(bind(p, a[0], a[1], a[2])),
@@ -519,7 +541,11 @@ fn host_send(raw: RawFd, data: &[u8], name: &[u8], control: &[u8], flags: u64) -
 }
 
 /// Send `data` on guest socket `fd`, blocking or failing as the guest's
-/// descriptor and `flags` say.
+/// descriptor and `flags` say. A blocking send on a stream socket sends
+/// all of `data`, as Linux's does: a short host send is kept as the
+/// thread's progress ([`HostObj::sent`]) while it waits for room, and the
+/// re-executed call goes on from there (SO_SNDTIMEO, or an error after
+/// some bytes, returns the count so far).
 fn send_common(
     p: &mut Process,
     fd: u64,
@@ -528,21 +554,86 @@ fn send_common(
     control: &[u8],
     flags: u64,
 ) -> Outcome {
+    use Outcome::Return as R;
     let (raw, nonblock) = match sock(p, fd) {
         Ok(s) => s,
-        Err(e) => return Outcome::Return(Err(e)),
+        Err(e) => return R(Err(e)),
     };
-    match host_send(raw, data, name, control, flags) {
-        Err(EAGAIN) if !nonblock && flags & MSG_DONTWAIT == 0 => {
-            let timeo = with_sock(p, fd, |h| h.sndtimeo).unwrap_or(0);
-            wait_for(p, fd, false, timeo)
+    let tid = p.threads[p.cur].tid;
+    let (prev, stream, timeo) = with_sock(p, fd, |h| {
+        let prev = match h.sent {
+            Some((t, n)) if t == tid => n,
+            _ => 0,
+        };
+        let stream = matches!(h.kind, HostKind::Socket { ty, .. } if ty == libc::SOCK_STREAM);
+        (prev, stream, h.sndtimeo)
+    })
+    .unwrap_or((0, false, 0));
+    let prev = prev.min(data.len());
+    let blocking = !nonblock && flags & MSG_DONTWAIT == 0;
+    let control = if prev == 0 { control } else { &[] };
+    let r = host_send(raw, &data[prev..], name, control, flags);
+    let keep = |p: &mut Process, v: Option<(u32, usize)>| {
+        let _ = with_sock(p, fd, |h| h.sent = v);
+    };
+    let wait = |p: &mut Process, done: usize| {
+        keep(p, Some((tid, done)));
+        match wait_for(p, fd, false, timeo) {
+            R(Err(EAGAIN)) if done > 0 => {
+                keep(p, None);
+                R(Ok(done as u64))
+            }
+            R(r) => {
+                keep(p, None);
+                R(r)
+            }
+            o => o,
+        }
+    };
+    match r {
+        Ok(n) if stream && blocking && prev + (n as usize) < data.len() => {
+            wait(p, prev + n as usize)
+        }
+        Ok(n) => {
+            keep(p, None);
+            R(Ok(prev as u64 + n))
+        }
+        Err(EAGAIN) if blocking => wait(p, prev),
+        Err(_) if prev > 0 => {
+            keep(p, None);
+            R(Ok(prev as u64))
         }
         Err(EPIPE) => {
+            keep(p, None);
             epipe(p, flags);
-            Outcome::Return(Err(EPIPE))
+            R(Err(EPIPE))
         }
-        r => Outcome::Return(r),
+        Err(e) => {
+            keep(p, None);
+            R(Err(e))
+        }
     }
+}
+
+/// `write`/`writev` on a socket: a send with no flags (SIGPIPE included).
+fn write_socket(p: &mut Process, fd: u64, iov: &[(u64, u64)]) -> Outcome {
+    let mut data = Vec::new();
+    for &(base, len) in iov {
+        if (len as i64) < 0 {
+            return Outcome::Return(Err(EINVAL));
+        }
+        let room = IO_CAP.saturating_sub(data.len());
+        match read_mem(p, base, (len as usize).min(room)) {
+            Ok(b) => data.extend(b),
+            Err(e) => return Outcome::Return(Err(e)),
+        }
+    }
+    send_common(p, fd, &data, &[], &[], 0)
+}
+
+/// Whether guest fd `fd` is a socket.
+fn is_socket(p: &Process, fd: u64) -> bool {
+    sock(p, fd).is_ok()
 }
 
 fn sendto(

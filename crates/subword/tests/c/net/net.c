@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -629,6 +630,41 @@ static int errors(void) {
     return 0;
 }
 
+/* ------------------------------------------------------------ bulk */
+
+/* A blocking send or write on a stream socket sends everything, however
+ * small the socket buffers: the receiver counts what arrives. */
+static void *bulk_sink(void *arg) {
+    int c = *(int *)arg;
+    static char buf[4096];
+    long got = 0;
+    ssize_t n;
+    while ((n = recv(c, buf, sizeof buf, 0)) > 0)
+        got += n;
+    printf("received %ld\n", got);
+    return 0;
+}
+
+static int bulk(void) {
+    int sv[2];
+    socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+    int small = 4096;
+    setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
+    setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    pthread_t th;
+    pthread_create(&th, 0, bulk_sink, &sv[1]);
+    static char big[1 << 19];
+    memset(big, 'b', sizeof big);
+    long s1 = send(sv[0], big, sizeof big, 0);
+    long s2 = write(sv[0], big, sizeof big);
+    struct iovec iov[2] = {{big, 1000}, {big, sizeof big - 1000}};
+    long s3 = writev(sv[0], iov, 2);
+    printf("send %ld write %ld writev %ld\n", s1, s2, s3);
+    shutdown(sv[0], SHUT_WR);
+    pthread_join(th, 0);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, 0, _IONBF, 0);
     if (argc < 2)
@@ -646,5 +682,6 @@ int main(int argc, char **argv) {
     if (!strcmp(w, "eventfd")) return eventfd_probe();
     if (!strcmp(w, "timerfd")) return timerfd_probe();
     if (!strcmp(w, "errors")) return errors();
+    if (!strcmp(w, "bulk")) return bulk();
     return 2;
 }
