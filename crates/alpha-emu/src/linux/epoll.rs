@@ -109,9 +109,10 @@ impl TimerFd {
         if let Some(n) = self.next {
             if now >= n {
                 let k = (now - n).checked_div(self.interval).map_or(1, |q| q + 1);
-                self.ticks += k;
-                self.gen += k;
-                self.next = (self.interval > 0).then(|| n + k * self.interval);
+                self.ticks = self.ticks.saturating_add(k);
+                self.gen = self.gen.wrapping_add(k);
+                self.next =
+                    (self.interval > 0).then(|| n.saturating_add(k.saturating_mul(self.interval)));
             }
         }
     }

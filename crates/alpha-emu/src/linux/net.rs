@@ -905,6 +905,9 @@ fn control_to_guest(p: &mut Process, c: &[u8], room: usize, cloexec: bool) -> (V
         let mut body = Vec::new();
         if level == libc::SOL_SOCKET as u32 && ty == SCM_RIGHTS {
             for k in (off + CMSG_HDR..off + len).step_by(4) {
+                if k + 4 > off + len {
+                    break;
+                }
                 let raw = i32::from_le_bytes(c[k..k + 4].try_into().unwrap_or([0; 4]));
                 // SAFETY: the kernel installed `raw` for us in SCM_RIGHTS.
                 let fd = unsafe { OwnedFd::from_raw_fd(raw) };
