@@ -37,6 +37,23 @@ pub const ENOTEMPTY: u64 = 66;
 pub const ENOLCK: u64 = 77;
 pub const ENOSYS: u64 = 78;
 pub const ETIMEDOUT: u64 = 60;
+pub const EDOM: u64 = 33;
+pub const EINPROGRESS: u64 = 36;
+pub const EALREADY: u64 = 37;
+pub const ENOTSOCK: u64 = 38;
+pub const EDESTADDRREQ: u64 = 39;
+pub const EMSGSIZE: u64 = 40;
+pub const EPROTOTYPE: u64 = 41;
+pub const ENOPROTOOPT: u64 = 42;
+pub const EPROTONOSUPPORT: u64 = 43;
+pub const EAFNOSUPPORT: u64 = 47;
+pub const EADDRINUSE: u64 = 48;
+pub const EADDRNOTAVAIL: u64 = 49;
+pub const ECONNRESET: u64 = 54;
+pub const ENOBUFS: u64 = 55;
+pub const EISCONN: u64 = 56;
+pub const ENOTCONN: u64 = 57;
+pub const ECONNREFUSED: u64 = 61;
 
 /// Translate an x86-64/generic Linux host errno to Alpha's numbering.
 pub fn from_host_errno(n: i32) -> u64 {
@@ -49,7 +66,15 @@ pub fn from_host_errno(n: i32) -> u64 {
         39 => ENOTEMPTY,
         40 => ELOOP,
         95 => EOPNOTSUPP,
+        // The socket errnos: host 88-108 are Alpha's 38-58 (asm/errno.h).
+        88..=108 => n as u64 - 50,
+        109 => 59,
         110 => ETIMEDOUT,
+        111 => ECONNREFUSED,
+        112 => 64,
+        113 => 65,
+        114 => EALREADY,
+        115 => EINPROGRESS,
         n if (1..=34).contains(&n) => n as u64,
         _ => EIO,
     }
@@ -84,6 +109,23 @@ pub fn message(e: u64) -> Option<&'static str> {
         ENAMETOOLONG => "File name too long",
         ENOTEMPTY => "Directory not empty",
         ENOSYS => "Function not implemented",
+        EDOM => "Numerical argument out of domain",
+        EINPROGRESS => "Operation now in progress",
+        EALREADY => "Operation already in progress",
+        ENOTSOCK => "Socket operation on non-socket",
+        EDESTADDRREQ => "Destination address required",
+        EMSGSIZE => "Message too long",
+        EPROTOTYPE => "Protocol wrong type for socket",
+        ENOPROTOOPT => "Protocol not available",
+        EPROTONOSUPPORT => "Protocol not supported",
+        EAFNOSUPPORT => "Address family not supported by protocol",
+        EADDRINUSE => "Address already in use",
+        EADDRNOTAVAIL => "Cannot assign requested address",
+        ECONNRESET => "Connection reset by peer",
+        ENOBUFS => "No buffer space available",
+        EISCONN => "Transport endpoint is already connected",
+        ENOTCONN => "Transport endpoint is not connected",
+        ECONNREFUSED => "Connection refused",
         _ => return None,
     })
 }

@@ -3,7 +3,9 @@
 //!
 //! Guest fds 0, 1 and 2 start as the [`super::Host`]'s streams; files and
 //! directories opened by the guest are host files; pipes are in-memory
-//! buffers inside the process (a guest cannot reach another host process).
+//! buffers inside the process (a guest cannot reach another host process);
+//! sockets and eventfds are host descriptors ([`super::net`]); timerfds and
+//! epoll instances are guest objects ([`super::epoll`]).
 
 use std::collections::VecDeque;
 use std::fs::{File, Metadata};
@@ -31,6 +33,9 @@ pub struct PipeBuf {
     pub data: VecDeque<u8>,
     pub writers: usize,
     pub readers: usize,
+    /// Counts writes, reads and closes of either end (epoll's edge
+    /// triggering reports a pipe again when it moved).
+    pub gen: u64,
 }
 
 /// What a guest fd refers to.
@@ -50,6 +55,10 @@ pub enum Object {
     },
     PipeRead(Rc<RefCell<PipeBuf>>),
     PipeWrite(Rc<RefCell<PipeBuf>>),
+    /// A socket or eventfd: a host descriptor ([`super::net`]).
+    Host(super::net::HostObj),
+    TimerFd(super::epoll::TimerFd),
+    Epoll(super::epoll::Epoll),
 }
 
 #[derive(Debug)]
@@ -141,8 +150,16 @@ impl FdTable {
 /// added one), so a reader sees end-of-file once every writer is closed.
 fn release(fd: Fd) {
     match &*fd.obj.borrow() {
-        Object::PipeRead(p) => p.borrow_mut().readers -= 1,
-        Object::PipeWrite(p) => p.borrow_mut().writers -= 1,
+        Object::PipeRead(p) => {
+            let mut p = p.borrow_mut();
+            p.readers -= 1;
+            p.gen += 1;
+        }
+        Object::PipeWrite(p) => {
+            let mut p = p.borrow_mut();
+            p.writers -= 1;
+            p.gen += 1;
+        }
         _ => {}
     }
 }
@@ -153,6 +170,7 @@ pub fn pipe(flags: u64) -> (Fd, Fd) {
         data: VecDeque::new(),
         writers: 1,
         readers: 1,
+        gen: 0,
     }));
     let cloexec = flags & O_CLOEXEC != 0;
     (

@@ -8,9 +8,11 @@
 //! line. Threads block in system calls without stopping the others; all
 //! host I/O goes through [`Host`].
 
+pub mod epoll;
 pub mod errno;
 pub mod fs;
 pub mod mm;
+pub mod net;
 pub mod procfs;
 pub mod signal;
 pub mod stack;
@@ -936,6 +938,16 @@ impl Process {
                 use std::os::fd::AsRawFd;
                 Probe::Host(file.as_raw_fd(), events)
             }
+            fs::Object::Host(h) => Probe::Host(h.raw(), events),
+            fs::Object::TimerFd(t) if read => match t.ready_at(self.clock_ns()) {
+                Some(0) => Probe::Ready,
+                Some(ns) => Probe::At(ns),
+                None => Probe::NotReady,
+            },
+            fs::Object::Epoll(_) if read => match epoll::probe(self, host, &f.obj) {
+                Ok(()) => Probe::Ready,
+                Err(raw) => Probe::Host(raw, libc::POLLIN),
+            },
             _ => Probe::Ready,
         }
     }

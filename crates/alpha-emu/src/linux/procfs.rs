@@ -110,6 +110,18 @@ fn fd_target(p: &Process, n: u64) -> Option<Vec<u8>> {
             )
             .into_bytes()
         }
+        // As Linux names them: socket:[inode], anon_inode:[eventfd], …
+        Object::Host(h) => match h.kind {
+            super::net::HostKind::EventFd => b"anon_inode:[eventfd]".to_vec(),
+            _ => {
+                use std::os::fd::AsRawFd;
+                std::fs::read_link(format!("/proc/self/fd/{}", h.fd.as_raw_fd()))
+                    .map(|t| t.as_os_str().as_bytes().to_vec())
+                    .unwrap_or_else(|_| b"socket:[0]".to_vec())
+            }
+        },
+        Object::TimerFd(_) => b"anon_inode:[timerfd]".to_vec(),
+        Object::Epoll(_) => b"anon_inode:[eventpoll]".to_vec(),
     })
 }
 

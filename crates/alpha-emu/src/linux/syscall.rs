@@ -153,6 +153,36 @@ const TABLE: &[(u64, &str, &str)] = &[
     (531, "geteuid", ""),
     (532, "getppid", ""),
     (549, "faccessat2", "fsdx"),
+    // Sockets and eventfd (net.rs), epoll and timerfd (epoll.rs).
+    (97, "socket", "DYd"),
+    (98, "connect", "dAd"),
+    (99, "accept", "dxx"),
+    (101, "send", "dxdx"),
+    (102, "recv", "dxdx"),
+    (104, "bind", "dAd"),
+    (105, "setsockopt", "dLNxd"),
+    (106, "listen", "dd"),
+    (113, "recvmsg", "dxx"),
+    (114, "sendmsg", "dxx"),
+    (118, "getsockopt", "dLNxx"),
+    (125, "recvfrom", "dxdxxx"),
+    (133, "sendto", "dxdxAd"),
+    (134, "shutdown", "dd"),
+    (135, "socketpair", "DYdx"),
+    (141, "getpeername", "dxx"),
+    (150, "getsockname", "dxx"),
+    (502, "accept4", "dxxx"),
+    (478, "eventfd", "d"),
+    (485, "eventfd2", "dx"),
+    (407, "epoll_create", "d"),
+    (486, "epoll_create1", "x"),
+    (408, "epoll_ctl", "dddx"),
+    (409, "epoll_wait", "dxdd"),
+    (474, "epoll_pwait", "dxddxd"),
+    (551, "epoll_pwait2", "dxdxxd"),
+    (481, "timerfd_create", "cx"),
+    (482, "timerfd_settime", "dTxx"),
+    (483, "timerfd_gettime", "dx"),
 ];
 
 /// The name of a system call number, for `--strace`: Alpha Linux's name
@@ -294,6 +324,7 @@ fn strace_args(p: &Process, nr: u64, a: &[u64; 6]) -> String {
     for (i, k) in kinds.chars().enumerate() {
         let v = a[i];
         parts.push(match k {
+            k if super::net::STRACE_KINDS.contains(k) => super::net::strace_arg(p, k, i, a),
             'd' => format!("{}", v as i64),
             'o' => format!("0{v:o}"),
             'c' => time::clock_name(v).map_or_else(|| format!("{}", v as i64), str::to_string),
@@ -407,6 +438,12 @@ pub fn callsys(p: &mut Process, host: &mut dyn Host, c: usize) -> Option<Exit> {
 /// Perform system call `nr` for CPU `c`.
 pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64; 6]) -> Outcome {
     use Outcome::Return as R;
+    if let Some(out) = super::net::dispatch(p, nr, a) {
+        return out;
+    }
+    if let Some(out) = super::epoll::dispatch(p, host, nr, a) {
+        return out;
+    }
     match nr {
         SYS_EXIT => exit_thread(p, a[0] as u8),
         SYS_EXIT_GROUP => Outcome::Exit(a[0] as u8),
@@ -625,6 +662,21 @@ fn fd_revents(p: &Process, host: &dyn Host, fd: i32, events: i16) -> i16 {
     let Ok(f) = p.fds.get(fd as u64) else {
         return POLLNVAL;
     };
+    let o = f.obj.borrow();
+    if let Object::Epoll(ep) = &*o {
+        let r = if super::epoll::ready(p, host, ep) {
+            POLLIN
+        } else {
+            0
+        };
+        return r & events;
+    }
+    object_revents(host, &o, p.clock_ns(), events)
+}
+
+/// The `revents` of open object `o` for `events` at guest time `now`
+/// (an epoll instance: see [`super::epoll::ready`]).
+pub(super) fn object_revents(host: &dyn Host, o: &Object, now: u64, events: i16) -> i16 {
     let all = events | POLLERR | POLLHUP;
     let host_poll = |raw: i32| {
         let mut pf = libc::pollfd {
@@ -637,7 +689,7 @@ fn fd_revents(p: &Process, host: &dyn Host, fd: i32, events: i16) -> i16 {
         // Alpha uses the generic POLL* bits, as the host does.
         pf.revents
     };
-    let got = match &*f.obj.borrow() {
+    let got = match o {
         Object::PipeRead(pb) => {
             let pb = pb.borrow();
             (if pb.data.is_empty() { 0 } else { POLLIN })
@@ -659,6 +711,9 @@ fn fd_revents(p: &Process, host: &dyn Host, fd: i32, events: i16) -> i16 {
             host_poll(file.as_raw_fd())
         }
         Object::Dir { .. } => POLLIN | POLLOUT,
+        Object::Host(h) => host_poll(h.raw()),
+        Object::TimerFd(t) if t.pending(now) > 0 => POLLIN,
+        Object::TimerFd(_) | Object::Epoll(_) => 0,
     };
     got & all
 }
@@ -1030,10 +1085,13 @@ fn write(p: &mut Process, host: &mut dyn Host, fd: u64, buf: u64, len: u64) -> R
                         return Err(EPIPE);
                     }
                     pb.data.extend(bytes.iter().copied());
+                    pb.gen += 1;
                     Ok(bytes.len())
                 }
                 Object::Dir { .. } => Err(EISDIR),
                 Object::PipeRead(_) => Err(EBADF),
+                Object::Host(h) => super::net::host_write(h, bytes),
+                Object::TimerFd(_) | Object::Epoll(_) => Err(EINVAL),
             }
         })
     };
@@ -1096,10 +1154,21 @@ fn read_host(p: &mut Process, host: &mut dyn Host, fd: u64, len: usize) -> Resul
             for (i, b) in pb.data.drain(..n).enumerate() {
                 buf[i] = b;
             }
+            pb.gen += 1;
             n
         }
         Object::Dir { .. } => return Err(EISDIR),
         Object::PipeWrite(_) => return Err(EBADF),
+        // Sockets and eventfds: the host descriptor is non-blocking.
+        Object::Host(h) => match super::net::host_read(h, &mut buf) {
+            Err(EAGAIN) if !nonblock => return Err(MUST_WAIT),
+            r => r?,
+        },
+        Object::TimerFd(t) => match super::epoll::timerfd_read(t, p.clock_ns(), len)? {
+            Some(b) => return Ok(b),
+            None => return Err(if nonblock { EAGAIN } else { MUST_WAIT }),
+        },
+        Object::Epoll(_) => return Err(EINVAL),
     };
     buf.truncate(n);
     Ok(buf)
@@ -1317,6 +1386,9 @@ fn fcntl(p: &mut Process, host: &dyn Host, fd: u64, cmd: u64, arg: u64) -> Resul
 }
 
 fn ioctl(p: &mut Process, fd: u64, req: u64, arg: u64) -> Result<u64, u64> {
+    if let Some(r) = super::net::ioctl(p, fd, req, arg) {
+        return r;
+    }
     // TCGETS / TIOCGWINSZ (Alpha's _IOR encodings, asm/ioctls.h):
     // TCGETS = 0x402c7413, TIOCGWINSZ = 0x40087468.
     let obj = p.fds.get(fd)?.obj.clone();
@@ -1388,6 +1460,19 @@ fn fd_stat(p: &Process, host: &dyn Host, fd: u64, wide: bool) -> Result<Vec<u8>,
         },
         Object::PipeRead(_) | Object::PipeWrite(_) => {
             return Ok(fs::stat64_special(0o10600, 0, p.id.uid, p.id.gid))
+        }
+        Object::Host(h) => {
+            use std::os::fd::{AsRawFd, FromRawFd};
+            // SAFETY: a borrowed File over the object's own descriptor;
+            // ManuallyDrop keeps it from closing it.
+            let f = std::mem::ManuallyDrop::new(unsafe {
+                std::fs::File::from_raw_fd(h.fd.as_raw_fd())
+            });
+            f.metadata().map_err(|e| fs::host_errno(&e))?
+        }
+        // anon_inode files: mode 0600, no file type.
+        Object::TimerFd(_) | Object::Epoll(_) => {
+            return Ok(fs::stat64_special(0o600, 0, p.id.uid, p.id.gid))
         }
     };
     Ok(if wide {

@@ -1,0 +1,687 @@
+/* Sockets, epoll, eventfd and timerfd probes for alpha_linux_net.rs: each
+ * probe (argv[1]) prints lines that do not depend on ports, pids, paths or
+ * timing, so the same binary under subword and under qemu-alpha must print
+ * the same text. Errors print as "name: ERRNO_NAME". */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *ename(int e) {
+    switch (e) {
+    case 0: return "OK";
+    case EAGAIN: return "EAGAIN";
+    case EBADF: return "EBADF";
+    case EFAULT: return "EFAULT";
+    case EINVAL: return "EINVAL";
+    case EPERM: return "EPERM";
+    case EEXIST: return "EEXIST";
+    case ENOENT: return "ENOENT";
+    case ENOTSOCK: return "ENOTSOCK";
+    case EAFNOSUPPORT: return "EAFNOSUPPORT";
+    case EINPROGRESS: return "EINPROGRESS";
+    case ECONNREFUSED: return "ECONNREFUSED";
+    case ENOPROTOOPT: return "ENOPROTOOPT";
+    case EPIPE: return "EPIPE";
+    case ENOTCONN: return "ENOTCONN";
+    case EISCONN: return "EISCONN";
+    case EDOM: return "EDOM";
+    case EMSGSIZE: return "EMSGSIZE";
+    case EADDRINUSE: return "EADDRINUSE";
+    case EOPNOTSUPP: return "EOPNOTSUPP";
+    default: return "other";
+    }
+}
+
+/* Print "what: result" where result is the value or the errno name. */
+static long show(const char *what, long r) {
+    if (r < 0)
+        printf("%s: %s\n", what, ename(errno));
+    else
+        printf("%s: %ld\n", what, r);
+    return r;
+}
+
+static void *bad_page(void) {
+    return mmap(0, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
+
+/* ------------------------------------------------------------ TCP echo */
+
+struct server {
+    int lfd;
+};
+
+static void *echo_server(void *arg) {
+    struct server *s = arg;
+    struct sockaddr_storage peer;
+    socklen_t pl = sizeof peer;
+    int c = accept(s->lfd, (struct sockaddr *)&peer, &pl);
+    if (c < 0) {
+        printf("accept: %s\n", ename(errno));
+        return 0;
+    }
+    char buf[64];
+    long total = 0;
+    for (;;) {
+        ssize_t n = recv(c, buf, sizeof buf, 0);
+        if (n <= 0)
+            break;
+        for (ssize_t i = 0; i < n; i++)
+            if (buf[i] >= 'a' && buf[i] <= 'z')
+                buf[i] -= 32;
+        send(c, buf, n, 0);
+        total += n;
+    }
+    printf("server: echoed %ld bytes, peer family %s\n", total,
+           peer.ss_family == AF_INET ? "AF_INET" : peer.ss_family == AF_INET6 ? "AF_INET6" : "?");
+    close(c);
+    return 0;
+}
+
+static int tcp(int fam) {
+    int l = socket(fam, SOCK_STREAM, 0);
+    show("socket", l >= 0 ? 0 : -1);
+    int one = 1;
+    show("reuseaddr", setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one));
+    struct sockaddr_in a4 = {0};
+    struct sockaddr_in6 a6 = {0};
+    struct sockaddr *sa;
+    socklen_t len;
+    if (fam == AF_INET) {
+        a4.sin_family = AF_INET;
+        a4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        sa = (struct sockaddr *)&a4;
+        len = sizeof a4;
+    } else {
+        a6.sin6_family = AF_INET6;
+        a6.sin6_addr = in6addr_loopback;
+        sa = (struct sockaddr *)&a6;
+        len = sizeof a6;
+    }
+    show("bind", bind(l, sa, len));
+    show("listen", listen(l, 4));
+    socklen_t got = len;
+    show("getsockname", getsockname(l, sa, &got));
+    printf("getsockname len %d port nonzero %d\n", (int)got,
+           fam == AF_INET ? a4.sin_port != 0 : a6.sin6_port != 0);
+    struct server s = {l};
+    pthread_t th;
+    pthread_create(&th, 0, echo_server, &s);
+    int c = socket(fam, SOCK_STREAM, 0);
+    show("connect", connect(c, sa, len));
+    struct sockaddr_storage peer;
+    socklen_t pl = sizeof peer;
+    show("getpeername", getpeername(c, (struct sockaddr *)&peer, &pl));
+    printf("peer len %d same port %d\n", (int)pl,
+           fam == AF_INET ? ((struct sockaddr_in *)&peer)->sin_port == a4.sin_port
+                          : ((struct sockaddr_in6 *)&peer)->sin6_port == a6.sin6_port);
+    int nd = 1;
+    show("nodelay", setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &nd, sizeof nd));
+    const char *msg = "hello, alpha sockets";
+    show("send", send(c, msg, strlen(msg), 0));
+    char buf[64] = {0};
+    long have = 0;
+    while (have < (long)strlen(msg)) {
+        ssize_t n = recv(c, buf + have, sizeof buf - 1 - have, 0);
+        if (n <= 0)
+            break;
+        have += n;
+    }
+    printf("reply: %s\n", buf);
+    int sh = shutdown(c, SHUT_WR);
+    pthread_join(th, 0);
+    show("shutdown", sh);
+    show("recv after close", recv(c, buf, sizeof buf, 0));
+    close(c);
+    close(l);
+    return 0;
+}
+
+/* ------------------------------------------------------------ AF_UNIX */
+
+static int peer_cloexec = -1;
+static void *unix_peer(void *arg) {
+    int l = *(int *)arg;
+    int c = accept4(l, 0, 0, SOCK_CLOEXEC);
+    peer_cloexec = (fcntl(c, F_GETFD) & FD_CLOEXEC) != 0;
+    char buf[32];
+    ssize_t n = read(c, buf, sizeof buf);
+    write(c, buf, n);
+    close(c);
+    return 0;
+}
+
+static int unix_stream(void) {
+    struct sockaddr_un a = {0};
+    a.sun_family = AF_UNIX;
+    snprintf(a.sun_path, sizeof a.sun_path, "/tmp/subword-net-%d.sock", (int)getpid());
+    unlink(a.sun_path);
+    int l = socket(AF_UNIX, SOCK_STREAM, 0);
+    show("bind", bind(l, (struct sockaddr *)&a, sizeof a));
+    show("bind again", bind(socket(AF_UNIX, SOCK_STREAM, 0), (struct sockaddr *)&a, sizeof a));
+    show("listen", listen(l, 1));
+    pthread_t th;
+    pthread_create(&th, 0, unix_peer, &l);
+    int c = socket(AF_UNIX, SOCK_STREAM, 0);
+    show("connect", connect(c, (struct sockaddr *)&a, sizeof a));
+    show("write", write(c, "unix!", 5));
+    char buf[16] = {0};
+    show("read", read(c, buf, sizeof buf));
+    printf("got %s\n", buf);
+    pthread_join(th, 0);
+    printf("accept4 cloexec: %d\n", peer_cloexec);
+    struct sockaddr_un b;
+    socklen_t bl = sizeof b;
+    show("getsockname", getsockname(l, (struct sockaddr *)&b, &bl));
+    printf("same path %d\n", strcmp(a.sun_path, b.sun_path) == 0);
+    close(c);
+    close(l);
+    unlink(a.sun_path);
+    return 0;
+}
+
+static int unix_dgram(void) {
+    int sv[2];
+    show("socketpair dgram", socketpair(AF_UNIX, SOCK_DGRAM, 0, sv));
+    show("send 1", send(sv[0], "one", 3, 0));
+    show("send 2", send(sv[0], "second", 6, 0));
+    char buf[16];
+    show("recv 1", recv(sv[1], buf, sizeof buf, 0));
+    show("recv 2 truncated", recv(sv[1], buf, 3, MSG_TRUNC));
+    show("recv empty dontwait", recv(sv[1], buf, sizeof buf, MSG_DONTWAIT));
+    /* Bound datagram sockets in the abstract namespace. */
+    struct sockaddr_un a = {0}, b = {0}, from;
+    a.sun_family = b.sun_family = AF_UNIX;
+    int na = snprintf(a.sun_path + 1, sizeof a.sun_path - 1, "subword-a-%d", (int)getpid());
+    int nb = snprintf(b.sun_path + 1, sizeof b.sun_path - 1, "subword-b-%d", (int)getpid());
+    socklen_t la = offsetof(struct sockaddr_un, sun_path) + 1 + na;
+    socklen_t lb = offsetof(struct sockaddr_un, sun_path) + 1 + nb;
+    int x = socket(AF_UNIX, SOCK_DGRAM, 0), y = socket(AF_UNIX, SOCK_DGRAM, 0);
+    show("bind a", bind(x, (struct sockaddr *)&a, la));
+    show("bind b", bind(y, (struct sockaddr *)&b, lb));
+    show("sendto", sendto(x, "ping", 4, 0, (struct sockaddr *)&b, lb));
+    socklen_t fl = sizeof from;
+    memset(buf, 0, sizeof buf);
+    show("recvfrom", recvfrom(y, buf, sizeof buf, 0, (struct sockaddr *)&from, &fl));
+    printf("from a %d: %s\n", fl == la && memcmp(&from, &a, la) == 0, buf);
+    /* sendmsg/recvmsg with iovecs. */
+    struct iovec out[3] = {{"ab", 2}, {"cde", 3}, {"f", 1}};
+    struct msghdr m = {0};
+    m.msg_iov = out;
+    m.msg_iovlen = 3;
+    show("sendmsg", sendmsg(sv[0], &m, 0));
+    char p1[2], p2[10] = {0};
+    struct iovec in[2] = {{p1, 2}, {p2, 9}};
+    struct msghdr r = {0};
+    r.msg_iov = in;
+    r.msg_iovlen = 2;
+    show("recvmsg", recvmsg(sv[1], &r, 0));
+    printf("iov: %.2s|%s flags %d\n", p1, p2, r.msg_flags);
+    close(sv[0]);
+    close(sv[1]);
+    return 0;
+}
+
+static int pair_and_rights(void) {
+    int sv[2];
+    show("socketpair stream", socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv));
+    printf("nonblock flag: %d\n", (fcntl(sv[0], F_GETFL) & O_NONBLOCK) != 0);
+    char buf[8];
+    show("read empty", read(sv[1], buf, sizeof buf));
+    /* Pass one end of a second pair over the first. */
+    int inner[2];
+    socketpair(AF_UNIX, SOCK_STREAM, 0, inner);
+    char cbuf[CMSG_SPACE(sizeof(int))];
+    memset(cbuf, 0, sizeof cbuf);
+    struct iovec iov = {"F", 1};
+    struct msghdr m = {0};
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = cbuf;
+    m.msg_controllen = sizeof cbuf;
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cm), &inner[1], sizeof(int));
+    show("sendmsg rights", sendmsg(sv[0], &m, 0));
+    close(inner[1]);
+    char rc[CMSG_SPACE(sizeof(int))];
+    char one;
+    struct iovec riov = {&one, 1};
+    struct msghdr r = {0};
+    r.msg_iov = &riov;
+    r.msg_iovlen = 1;
+    r.msg_control = rc;
+    r.msg_controllen = sizeof rc;
+    show("recvmsg rights", recvmsg(sv[1], &r, 0));
+    struct cmsghdr *rm = CMSG_FIRSTHDR(&r);
+    int passed = -1;
+    if (rm && rm->cmsg_level == SOL_SOCKET && rm->cmsg_type == SCM_RIGHTS)
+        memcpy(&passed, CMSG_DATA(rm), sizeof(int));
+    printf("cmsg: level ok %d len %d controllen %d\n", rm && rm->cmsg_level == SOL_SOCKET,
+           rm ? (int)rm->cmsg_len : 0, (int)r.msg_controllen);
+    show("write inner", write(inner[0], "via", 3));
+    int avail = -1;
+    show("fionread", ioctl(passed, FIONREAD, &avail));
+    printf("fionread says %d\n", avail);
+    int on = 1;
+    show("fionbio", ioctl(inner[0], FIONBIO, &on));
+    show("recv after fionbio", recv(inner[0], buf, 1, 0));
+    memset(buf, 0, sizeof buf);
+    show("read passed", read(passed, buf, sizeof buf));
+    printf("passed says %s\n", buf);
+    int type = 0;
+    socklen_t tl = sizeof type;
+    getsockopt(passed, SOL_SOCKET, SO_TYPE, &type, &tl);
+    printf("passed type stream %d\n", type == SOCK_STREAM);
+    /* A peer gone: EPIPE (SIGPIPE suppressed). */
+    close(sv[1]);
+    show("send to closed", send(sv[0], "x", 1, MSG_NOSIGNAL));
+    return 0;
+}
+
+/* ------------------------------------------------------------ options */
+
+static int sockopts(void) {
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    int v = -1;
+    socklen_t l = sizeof v;
+    show("get reuseaddr", getsockopt(s, SOL_SOCKET, SO_REUSEADDR, &v, &l));
+    printf("reuseaddr %d len %d\n", v, (int)l);
+    v = 1;
+    show("set reuseaddr", setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &v, sizeof v));
+    l = sizeof v;
+    getsockopt(s, SOL_SOCKET, SO_REUSEADDR, &v, &l);
+    printf("reuseaddr now %d\n", v != 0);
+    v = 32768;
+    show("set rcvbuf", setsockopt(s, SOL_SOCKET, SO_RCVBUF, &v, sizeof v));
+    l = sizeof v;
+    getsockopt(s, SOL_SOCKET, SO_RCVBUF, &v, &l);
+    printf("rcvbuf doubled %d\n", v == 65536);
+    struct linger lg = {1, 5}, lo = {0, 0};
+    show("set linger", setsockopt(s, SOL_SOCKET, SO_LINGER, &lg, sizeof lg));
+    l = sizeof lo;
+    show("get linger", getsockopt(s, SOL_SOCKET, SO_LINGER, &lo, &l));
+    printf("linger %d %d len %d\n", lo.l_onoff, lo.l_linger, (int)l);
+    struct timeval tv = {2, 500000}, to = {0, 0};
+    show("set rcvtimeo", setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv));
+    l = sizeof to;
+    show("get rcvtimeo", getsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &to, &l));
+    printf("rcvtimeo %ld.%06ld len %d\n", (long)to.tv_sec, (long)to.tv_usec, (int)l);
+    struct timeval badtv = {1, 1000000};
+    show("set rcvtimeo bad usec", setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &badtv, sizeof badtv));
+    show("set rcvtimeo short", setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, 4));
+    l = sizeof v;
+    getsockopt(s, SOL_SOCKET, SO_TYPE, &v, &l);
+    printf("type stream %d\n", v == SOCK_STREAM);
+    getsockopt(s, SOL_SOCKET, SO_ERROR, &v, &l);
+    printf("error %d\n", v);
+    l = sizeof v;
+    getsockopt(s, SOL_SOCKET, SO_DOMAIN, &v, &l);
+    printf("domain inet %d\n", v == AF_INET);
+    show("unknown option", getsockopt(s, SOL_SOCKET, 0x7777, &v, &l));
+    int negl = -1;
+    show("negative optlen", getsockopt(s, SOL_SOCKET, SO_TYPE, &v, (socklen_t *)&negl));
+    l = sizeof v;
+    show("optval fault", getsockopt(s, SOL_SOCKET, SO_TYPE, bad_page(), &l));
+    show("setsockopt fault", setsockopt(s, SOL_SOCKET, SO_REUSEADDR, bad_page(), 4));
+    /* SO_RCVTIMEO bounds a blocking recv: EAGAIN after it. */
+    int sv[2];
+    socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+    struct timeval shortt = {0, 100000};
+    setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &shortt, sizeof shortt);
+    char c;
+    show("recv with rcvtimeo", recv(sv[0], &c, 1, 0));
+    close(s);
+    return 0;
+}
+
+static int nonblock_connect(void) {
+    int l = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    struct sockaddr_in a = {0};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(l, (struct sockaddr *)&a, sizeof a);
+    listen(l, 4);
+    socklen_t al = sizeof a;
+    getsockname(l, (struct sockaddr *)&a, &al);
+    show("accept nothing yet", accept(l, 0, 0));
+    int c = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    int r = connect(c, (struct sockaddr *)&a, sizeof a);
+    printf("connect: %s\n", r == 0 || errno == EINPROGRESS ? "0 or EINPROGRESS" : ename(errno));
+    struct pollfd pf = {c, POLLOUT, 0};
+    show("poll out", poll(&pf, 1, 5000));
+    printf("revents out %d\n", (pf.revents & POLLOUT) != 0);
+    int err = -1;
+    socklen_t el = sizeof err;
+    getsockopt(c, SOL_SOCKET, SO_ERROR, &err, &el);
+    printf("so_error %d\n", err);
+    show("connect again", connect(c, (struct sockaddr *)&a, sizeof a));
+    struct pollfd lp = {l, POLLIN, 0};
+    show("poll listener", poll(&lp, 1, 5000));
+    int s = accept4(l, 0, 0, SOCK_NONBLOCK);
+    printf("accept4 nonblock %d\n", s >= 0 && (fcntl(s, F_GETFL) & O_NONBLOCK) != 0);
+    char b;
+    show("recv dontwait empty", recv(s, &b, 1, MSG_DONTWAIT));
+    /* Nobody listens on a bound port: refused. */
+    int q = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in qa = a;
+    qa.sin_port = 0;
+    bind(q, (struct sockaddr *)&qa, sizeof qa);
+    al = sizeof qa;
+    getsockname(q, (struct sockaddr *)&qa, &al);
+    int z = socket(AF_INET, SOCK_STREAM, 0);
+    show("connect refused", connect(z, (struct sockaddr *)&qa, sizeof qa));
+    return 0;
+}
+
+/* ------------------------------------------------------------ epoll */
+
+static int ep_wait(int ep, int ms, const char *what) {
+    struct epoll_event ev[4];
+    int n = epoll_wait(ep, ev, 4, ms);
+    if (n < 0)
+        printf("%s: %s\n", what, ename(errno));
+    else if (n == 0)
+        printf("%s: 0\n", what);
+    else
+        printf("%s: %d events %#x data %llu\n", what, n, ev[0].events,
+               (unsigned long long)ev[0].data.u64);
+    return n;
+}
+
+static int epoll_probe(int on_socket) {
+    int fds[2];
+    if (on_socket)
+        socketpair(AF_UNIX, SOCK_STREAM, 0, fds);
+    else
+        pipe(fds);
+    int rd = fds[0], wr = fds[1];
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    printf("epoll cloexec %d\n", (fcntl(ep, F_GETFD) & FD_CLOEXEC) != 0);
+    printf("sizeof epoll_event %d\n", (int)sizeof(struct epoll_event));
+    struct epoll_event e = {EPOLLIN, {.u64 = 0x1122334455667788ull}};
+    show("ctl add", epoll_ctl(ep, EPOLL_CTL_ADD, rd, &e));
+    show("ctl add again", epoll_ctl(ep, EPOLL_CTL_ADD, rd, &e));
+    ep_wait(ep, 0, "level empty");
+    ep_wait(ep, 100, "level timeout");
+    write(wr, "ab", 2);
+    ep_wait(ep, 1000, "level data");
+    ep_wait(ep, 1000, "level still");
+    char c;
+    read(rd, &c, 1);
+    read(rd, &c, 1);
+    ep_wait(ep, 50, "level drained");
+    e.events = EPOLLIN | EPOLLET;
+    e.data.u64 = 7;
+    show("ctl mod et", epoll_ctl(ep, EPOLL_CTL_MOD, rd, &e));
+    write(wr, "x", 1);
+    ep_wait(ep, 1000, "edge first");
+    ep_wait(ep, 50, "edge again");
+    write(wr, "y", 1);
+    ep_wait(ep, 1000, "edge new data");
+    read(rd, &c, 1);
+    read(rd, &c, 1);
+    e.events = EPOLLIN | EPOLLONESHOT;
+    e.data.u64 = 9;
+    epoll_ctl(ep, EPOLL_CTL_MOD, rd, &e);
+    write(wr, "z", 1);
+    ep_wait(ep, 1000, "oneshot");
+    ep_wait(ep, 50, "oneshot disabled");
+    e.events = EPOLLOUT;
+    e.data.u64 = 11;
+    show("ctl add writer", epoll_ctl(ep, EPOLL_CTL_ADD, wr, &e));
+    show("ctl del reader", epoll_ctl(ep, EPOLL_CTL_DEL, rd, 0));
+    show("ctl del again", epoll_ctl(ep, EPOLL_CTL_DEL, rd, 0));
+    ep_wait(ep, 1000, "writable");
+    epoll_ctl(ep, EPOLL_CTL_DEL, wr, 0);
+    e.events = EPOLLIN;
+    e.data.u64 = 13;
+    epoll_ctl(ep, EPOLL_CTL_ADD, rd, &e);
+    read(rd, &c, 1);
+    close(wr);
+    ep_wait(ep, 1000, "hangup");
+    struct pollfd pf = {ep, POLLIN, 0};
+    show("poll on epoll", poll(&pf, 1, 0));
+    return 0;
+}
+
+/* A thread writes after a delay; the main thread blocks in epoll_wait. */
+static int wake_fd;
+static void *late_writer(void *arg) {
+    (void)arg;
+    struct timespec d = {0, 50000000};
+    nanosleep(&d, 0);
+    uint64_t one = 1;
+    write(wake_fd, &one, 8);
+    return 0;
+}
+
+static int eventfd_probe(void) {
+    int e = eventfd(0, EFD_NONBLOCK);
+    uint64_t v = 3;
+    show("write 3", write(e, &v, 8));
+    v = 4;
+    show("write 4", write(e, &v, 8));
+    show("read", read(e, &v, 8));
+    printf("counter %llu\n", (unsigned long long)v);
+    show("read empty", read(e, &v, 8));
+    show("read short", read(e, &v, 4));
+    v = UINT64_MAX;
+    show("write max", write(e, &v, 8));
+    int s = eventfd(3, EFD_SEMAPHORE | EFD_NONBLOCK);
+    for (int i = 0; i < 4; i++) {
+        v = 0;
+        long r = read(s, &v, 8);
+        printf("semaphore read %d: %s %llu\n", i, r < 0 ? ename(errno) : "OK",
+               (unsigned long long)v);
+    }
+    show("eventfd2 bad flags", eventfd(0, 0x100));
+    /* Blocking: a read waits for another thread's write. */
+    wake_fd = eventfd(0, 0);
+    pthread_t th;
+    pthread_create(&th, 0, late_writer, 0);
+    show("blocking read", read(wake_fd, &v, 8));
+    printf("woken with %llu\n", (unsigned long long)v);
+    pthread_join(th, 0);
+    /* And epoll on an eventfd. */
+    int ep = epoll_create1(0);
+    struct epoll_event ev = {EPOLLIN, {.u64 = 5}};
+    epoll_ctl(ep, EPOLL_CTL_ADD, wake_fd, &ev);
+    ep_wait(ep, 0, "eventfd idle");
+    pthread_create(&th, 0, late_writer, 0);
+    ep_wait(ep, 5000, "eventfd woken");
+    pthread_join(th, 0);
+    return 0;
+}
+
+static int timerfd_probe(void) {
+    int t = timerfd_create(CLOCK_MONOTONIC, 0);
+    struct itimerspec its = {{0, 20000000}, {0, 20000000}}, cur;
+    show("settime periodic", timerfd_settime(t, 0, &its, 0));
+    uint64_t total = 0, n;
+    int reads = 0;
+    while (total < 5) {
+        if (read(t, &n, 8) != 8) {
+            printf("read: %s\n", ename(errno));
+            break;
+        }
+        total += n;
+        reads++;
+    }
+    printf("expirations at least 5: %d\n", total >= 5);
+    show("gettime", timerfd_gettime(t, &cur));
+    printf("interval %ld.%09ld value set %d\n", (long)cur.it_interval.tv_sec,
+           cur.it_interval.tv_nsec, cur.it_value.tv_sec == 0 && cur.it_value.tv_nsec > 0);
+    struct itimerspec off = {{0, 0}, {0, 0}};
+    show("disarm", timerfd_settime(t, 0, &off, &cur));
+    printf("old interval %ld\n", cur.it_interval.tv_nsec);
+    timerfd_gettime(t, &cur);
+    printf("disarmed %d\n", cur.it_value.tv_sec == 0 && cur.it_value.tv_nsec == 0);
+    /* An absolute time already past expires at once. */
+    int a = timerfd_create(CLOCK_REALTIME, TFD_NONBLOCK);
+    show("read unarmed", read(a, &n, 8));
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    struct itimerspec past = {{0, 0}, {now.tv_sec - 10, 0}};
+    show("settime abs past", timerfd_settime(a, TFD_TIMER_ABSTIME, &past, 0));
+    n = 0;
+    show("read past", read(a, &n, 8));
+    printf("past count %llu\n", (unsigned long long)n);
+    clock_gettime(CLOCK_REALTIME, &now);
+    struct itimerspec soon = {{0, 0}, {now.tv_sec, now.tv_nsec}};
+    soon.it_value.tv_nsec += 30000000;
+    if (soon.it_value.tv_nsec >= 1000000000) {
+        soon.it_value.tv_sec++;
+        soon.it_value.tv_nsec -= 1000000000;
+    }
+    timerfd_settime(a, TFD_TIMER_ABSTIME, &soon, 0);
+    int ep = epoll_create1(0);
+    struct epoll_event ev = {EPOLLIN, {.u64 = 42}};
+    epoll_ctl(ep, EPOLL_CTL_ADD, a, &ev);
+    ep_wait(ep, 10000, "epoll timerfd");
+    show("read after epoll", read(a, &n, 8));
+    printf("abs count %llu\n", (unsigned long long)n);
+    ep_wait(ep, 60, "epoll timeout");
+    show("timerfd_create bad clock", timerfd_create(12345, 0));
+    show("timerfd_create bad flags", timerfd_create(CLOCK_MONOTONIC, 0x100));
+    struct itimerspec bad = {{0, 0}, {0, 1000000000}};
+    show("settime bad nsec", timerfd_settime(t, 0, &bad, 0));
+    show("settime bad flags", timerfd_settime(t, 0x100, &its, 0));
+    show("settime not timerfd", timerfd_settime(ep, 0, &its, 0));
+    show("settime fault", timerfd_settime(t, 0, bad_page(), 0));
+    return 0;
+}
+
+/* ------------------------------------------------------------ errors */
+
+static int errors(void) {
+    void *bad = bad_page();
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {0};
+    a.sin_family = AF_INET;
+    socklen_t l = sizeof a;
+    show("socket bad family", socket(12345, SOCK_STREAM, 0));
+    show("socket bad flags", socket(AF_INET, SOCK_STREAM | 0x100, 0));
+    show("bind fault", bind(s, bad, sizeof a));
+    show("bind long", bind(s, (struct sockaddr *)&a, 200));
+    show("bind short", bind(s, (struct sockaddr *)&a, 4));
+    show("connect fault", connect(s, bad, sizeof a));
+    show("getsockname lenp fault", getsockname(s, (struct sockaddr *)&a, bad));
+    show("getsockname addr fault", getsockname(s, bad, &l));
+    show("socketpair fault", socketpair(AF_UNIX, SOCK_STREAM, 0, bad));
+    show("socketpair inet", socketpair(AF_INET, SOCK_STREAM, 0, (int[2]){0, 0}));
+    int p[2];
+    pipe(p);
+    show("getsockname on pipe", getsockname(p[0], (struct sockaddr *)&a, &l));
+    show("listen bad fd", listen(999, 1));
+    show("send not connected", send(s, "x", 1, MSG_NOSIGNAL));
+    show("shutdown not connected", shutdown(s, SHUT_RDWR));
+    show("shutdown bad how", shutdown(s, 7));
+    show("accept not listening", accept(s, 0, 0));
+    show("accept4 bad flags", accept4(s, 0, 0, 0x100));
+    int sv[2];
+    socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+    write(sv[0], "q", 1);
+    show("recv fault", recv(sv[1], bad, 1, 0));
+    show("send fault", send(sv[0], bad, 1, 0));
+    struct msghdr m = {0};
+    m.msg_iovlen = 5000;
+    show("sendmsg too many iov", sendmsg(sv[0], &m, 0));
+    show("sendmsg fault", sendmsg(sv[0], bad, 0));
+    int ep = epoll_create1(0);
+    struct epoll_event ev = {EPOLLIN, {0}}, out[2];
+    show("epoll_create1 bad flags", epoll_create1(1));
+    show("epoll_create 0", epoll_create(0));
+    show("epoll_wait maxevents 0", epoll_wait(ep, out, 0, 0));
+    show("epoll_wait fault", epoll_wait(ep, bad, 2, 0));
+    show("epoll_wait not epoll", epoll_wait(p[0], out, 2, 0));
+    show("epoll_ctl fault", epoll_ctl(ep, EPOLL_CTL_ADD, p[0], bad));
+    show("epoll_ctl bad op", epoll_ctl(ep, 99, p[0], &ev));
+    show("epoll_ctl self", epoll_ctl(ep, EPOLL_CTL_ADD, ep, &ev));
+    show("epoll_ctl bad fd", epoll_ctl(ep, EPOLL_CTL_ADD, 999, &ev));
+    show("epoll_ctl mod missing", epoll_ctl(ep, EPOLL_CTL_MOD, p[0], &ev));
+    char tmpl[] = "/tmp/subword-net-XXXXXX";
+    int f = mkstemp(tmpl);
+    unlink(tmpl);
+    show("epoll_ctl regular file", epoll_ctl(ep, EPOLL_CTL_ADD, f, &ev));
+    show("epoll_ctl not epoll", epoll_ctl(p[0], EPOLL_CTL_ADD, p[1], &ev));
+    return 0;
+}
+
+/* ------------------------------------------------------------ bulk */
+
+/* A blocking send or write on a stream socket sends everything, however
+ * small the socket buffers: the receiver counts what arrives. */
+static void *bulk_sink(void *arg) {
+    int c = *(int *)arg;
+    static char buf[4096];
+    long got = 0;
+    ssize_t n;
+    while ((n = recv(c, buf, sizeof buf, 0)) > 0)
+        got += n;
+    printf("received %ld\n", got);
+    return 0;
+}
+
+static int bulk(void) {
+    int sv[2];
+    socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+    int small = 4096;
+    setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
+    setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    pthread_t th;
+    pthread_create(&th, 0, bulk_sink, &sv[1]);
+    static char big[1 << 19];
+    memset(big, 'b', sizeof big);
+    long s1 = send(sv[0], big, sizeof big, 0);
+    long s2 = write(sv[0], big, sizeof big);
+    struct iovec iov[2] = {{big, 1000}, {big, sizeof big - 1000}};
+    long s3 = writev(sv[0], iov, 2);
+    printf("send %ld write %ld writev %ld\n", s1, s2, s3);
+    shutdown(sv[0], SHUT_WR);
+    pthread_join(th, 0);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    setvbuf(stdout, 0, _IONBF, 0);
+    if (argc < 2)
+        return 2;
+    const char *w = argv[1];
+    if (!strcmp(w, "tcp4")) return tcp(AF_INET);
+    if (!strcmp(w, "tcp6")) return tcp(AF_INET6);
+    if (!strcmp(w, "unix_stream")) return unix_stream();
+    if (!strcmp(w, "unix_dgram")) return unix_dgram();
+    if (!strcmp(w, "rights")) return pair_and_rights();
+    if (!strcmp(w, "sockopts")) return sockopts();
+    if (!strcmp(w, "nonblock_connect")) return nonblock_connect();
+    if (!strcmp(w, "epoll_pipe")) return epoll_probe(0);
+    if (!strcmp(w, "epoll_socket")) return epoll_probe(1);
+    if (!strcmp(w, "eventfd")) return eventfd_probe();
+    if (!strcmp(w, "timerfd")) return timerfd_probe();
+    if (!strcmp(w, "errors")) return errors();
+    if (!strcmp(w, "bulk")) return bulk();
+    return 2;
+}
