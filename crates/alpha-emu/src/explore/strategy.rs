@@ -65,11 +65,19 @@ pub const PCT_WINDOW_WAIT: u64 = 64;
 /// Nagarakatte: "A randomized scheduler with probabilistic guarantees of
 /// finding bugs", ASPLOS 2010): every thread gets a random priority, the
 /// highest-priority runnable thread runs, and at `depth - 1` random change
-/// points the running thread drops below every other. Here a change point
-/// that falls where the running thread is *not* inside a window (after a
-/// LDQ_U or LDx_L and before its next store) waits for up to
-/// [`PCT_WINDOW_WAIT`] decisions until it is: a lost store or a broken
-/// reservation needs exactly such a preemption.
+/// points the running thread drops below every other.
+///
+/// Where the change points go. A lost store or a broken reservation needs
+/// a preemption inside a write-back window (between a load of a quadword
+/// and the store that writes it back, or LDx_L…STx_C), and such windows can
+/// be a handful of decisions in a run of thousands (a spin loop's loads
+/// open windows that no store closes). So each change point is, with
+/// probability 3/4, one of the decisions that were inside a write-back
+/// window in the default schedule ([`super::run::Outcome::windows`]),
+/// uniformly, and otherwise uniform over the default schedule's length as
+/// in the paper. A change point that falls where the running thread is
+/// *not* inside a window (after any load and before its next store) waits
+/// for up to [`PCT_WINDOW_WAIT`] decisions until it is.
 pub struct Pct {
     rng: Rng,
     /// Priority per thread (higher runs first).
@@ -83,10 +91,17 @@ pub struct Pct {
 
 impl Pct {
     /// `depth` ≥ 1; `length` is the expected number of decisions of a
-    /// schedule (from the default schedule).
-    pub fn new(mut rng: Rng, depth: u32, length: u64) -> Pct {
+    /// schedule and `windows` its write-back window decisions (both from
+    /// the default schedule).
+    pub fn new(mut rng: Rng, depth: u32, length: u64, windows: &[u64]) -> Pct {
         let mut changes: Vec<u64> = (1..depth.max(1))
-            .map(|_| rng.below(length.max(1)))
+            .map(|_| {
+                if !windows.is_empty() && rng.below(4) != 0 {
+                    windows[rng.below(windows.len() as u64) as usize]
+                } else {
+                    rng.below(length.max(1))
+                }
+            })
             .collect();
         changes.sort_unstable();
         Pct {
