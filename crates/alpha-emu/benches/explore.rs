@@ -68,10 +68,10 @@ fn build(iters: u32) -> Option<PathBuf> {
     Some(out)
 }
 
-fn opts() -> Options {
+fn opts(path: &std::path::Path) -> Options {
     let mut o = Options::new(
         alpha_isa::model_by_name("ev4").expect("ev4"),
-        vec!["adjacent_chars".into()],
+        vec![path.display().to_string()],
     );
     o.jit = None;
     o.deterministic = true;
@@ -79,11 +79,11 @@ fn opts() -> Options {
 }
 
 /// (guest insns per CPU second of the run only, of load + run, insns per run).
-fn plain(elf: &[u8], runs: usize) -> (f64, f64, u64) {
+fn plain(path: &std::path::Path, elf: &[u8], runs: usize) -> (f64, f64, u64) {
     let (mut run_cpu, mut all_cpu, mut insns) = (0.0, 0.0, 0);
     for _ in 0..runs {
         let t0 = cpu_seconds();
-        let mut p = Process::new(elf, &opts()).expect("load");
+        let mut p = Process::new(elf, &opts(path)).expect("load");
         let t1 = cpu_seconds();
         let e = p.run(&mut Quiet, None);
         let t2 = cpu_seconds();
@@ -97,8 +97,13 @@ fn plain(elf: &[u8], runs: usize) -> (f64, f64, u64) {
 }
 
 /// (schedules per CPU second, guest insns per CPU second, findings).
-fn explore_rate(elf: &[u8], strategy: Strategy, schedules: u64) -> (f64, f64, usize) {
-    let mut s = Settings::new(opts());
+fn explore_rate(
+    path: &std::path::Path,
+    elf: &[u8],
+    strategy: Strategy,
+    schedules: u64,
+) -> (f64, f64, usize) {
+    let mut s = Settings::new(opts(path));
     s.strategy = strategy;
     s.schedules = schedules;
     let t0 = cpu_seconds();
@@ -140,7 +145,7 @@ fn main() {
             (true, 200) => (200, 1000),
             (true, _) => (50, 300),
         };
-        let (plain_run, plain_all, insns) = plain(&elf, runs);
+        let (plain_run, plain_all, insns) = plain(path, &elf, runs);
         println!(
             "{:<12} {:>9} {:<8} {:>10} {:>12} {:>14.1} {:>9}",
             format!("ITERS={iters}"),
@@ -152,7 +157,7 @@ fn main() {
             format!("(load+run {:.1})", plain_all / 1e6)
         );
         for st in [Strategy::Random, Strategy::Pct] {
-            let (sps, ips, found) = explore_rate(&elf, st, schedules);
+            let (sps, ips, found) = explore_rate(path, &elf, st, schedules);
             println!(
                 "{:<12} {:>9} {:<8} {:>10.0} {:>12.1} {:>14.1} {:>8.0}%   ({found} finding(s))",
                 format!("ITERS={iters}"),
