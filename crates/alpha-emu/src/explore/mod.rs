@@ -10,8 +10,9 @@
 //!   schedules within a preemption bound, by iterative deepening) is here.
 //!
 //! Every schedule is a pure function of the program, its input, the
-//! options and its replay string: each run loads the program afresh with
-//! [`Options::deterministic`] on and the compiling tier off, schedule `i`
+//! options and its replay string: each run starts from the program as
+//! loaded with [`Options::deterministic`] on and the compiling tier off
+//! (a copy of one loaded process per host thread, [`run::Start`]), schedule `i`
 //! of a random or PCT exploration draws from a generator seeded by
 //! (`seed`, `i`) alone, and the exhaustive enumeration order is fixed.
 //! That is what makes `--jobs` (schedules on host threads, results taken in
@@ -242,12 +243,13 @@ pub fn replay_one(
 ) -> Result<Outcome, String> {
     let opts = s.run_opts();
     let spec = Spec {
-        template: None,
+        start: None,
         elf,
         opts: &opts,
         max_insns: s.max_insns,
         lock_range: s.lock_range(),
         record_taken: false,
+        record_windows: false,
         watch,
     };
     run::run(&spec, &mut Replay::new(schedule))
@@ -280,23 +282,25 @@ impl Job<'_> {
         self.stop.load(Ordering::Relaxed)
     }
 
-    fn spec(&self, record_taken: bool) -> Spec<'_> {
+    fn spec<'b>(&'b self, start: &'b run::Start, record_taken: bool) -> Spec<'b> {
         Spec {
-            template: Some(&self.template),
+            start: Some(start),
             elf: self.elf,
             opts: &self.opts,
             max_insns: self.s.max_insns,
             lock_range: self.s.lock_range(),
             record_taken,
+            record_windows: false,
             watch: None,
         }
     }
 
-    /// Run `n` schedules (by index) on `jobs` host threads; results in
+    /// Run `n` schedules (by index) on `jobs` host threads, each starting
+    /// its schedules from its own copy of the loaded program; results in
     /// index order, `None` for those the time limit skipped.
     fn par<F>(&self, items: &[u64], f: F) -> Result<Vec<Option<Outcome>>, String>
     where
-        F: Fn(u64) -> Result<Outcome, String> + Sync,
+        F: Fn(&run::Start, u64) -> Result<Outcome, String> + Sync,
     {
         let results: Mutex<Vec<Option<Result<Outcome, String>>>> =
             Mutex::new((0..items.len()).map(|_| None).collect());
@@ -304,16 +308,30 @@ impl Job<'_> {
         let jobs = self.s.jobs.max(1).min(items.len().max(1));
         std::thread::scope(|sc| {
             for _ in 0..jobs {
-                sc.spawn(|| loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= items.len() || self.out_of_time() {
-                        break;
-                    }
-                    let r = f(items[i]);
-                    let failed = r.is_err();
-                    results.lock().expect("results")[i] = Some(r);
-                    if failed {
-                        self.stop.store(true, Ordering::Relaxed);
+                sc.spawn(|| {
+                    let mut start = None;
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= items.len() || self.out_of_time() {
+                            break;
+                        }
+                        let r = match &start {
+                            Some(p) => f(p, items[i]),
+                            None => {
+                                match self
+                                    .template
+                                    .start(self.elf, &self.opts, self.s.lock_range())
+                                {
+                                    Ok(p) => f(start.insert(p), items[i]),
+                                    Err(e) => Err(e),
+                                }
+                            }
+                        };
+                        let failed = r.is_err();
+                        results.lock().expect("results")[i] = Some(r);
+                        if failed {
+                            self.stop.store(true, Ordering::Relaxed);
+                        }
                     }
                 });
             }
@@ -350,14 +368,15 @@ pub fn explore(
         start: Instant::now(),
         stop: AtomicBool::new(false),
     };
+    // The process this (the calling) thread's schedules start from.
+    let start = job.template.start(elf, &job.opts, s.lock_range())?;
     let mut rep = Report::default();
     let mut col = Collector::default();
     // Schedule 0 is the default schedule: it tells whether anything can
     // interleave and how many decisions a schedule makes.
-    let first = run::run(
-        &job.spec(s.strategy == Strategy::Exhaustive),
-        &mut Replay::new(&Schedule::default()),
-    )?;
+    let mut spec0 = job.spec(&start, s.strategy == Strategy::Exhaustive);
+    spec0.record_windows = s.strategy == Strategy::Pct;
+    let first = run::run(&spec0, &mut Replay::new(&Schedule::default()))?;
     let length = first.decisions;
     let single = first.threads <= 1;
     let total = if single { 1 } else { s.schedules.max(1) };
@@ -374,13 +393,13 @@ pub fn explore(
             Strategy::Random | Strategy::Pct => {
                 let items: Vec<u64> = (1..s.schedules).filter(|&i| s.in_shard(i)).collect();
                 for batch in items.chunks(64.max(s.jobs * 8)) {
-                    let outs = job.par(batch, |i| {
+                    let outs = job.par(batch, |p, i| {
                         let rng = strategy::Rng::for_schedule(s.seed, i);
                         let mut ch: Box<dyn Chooser> = match s.strategy {
                             Strategy::Random => Box::new(strategy::Random::new(rng)),
-                            _ => Box::new(strategy::Pct::new(rng, s.depth, length)),
+                            _ => Box::new(strategy::Pct::new(rng, s.depth, length, &first.windows)),
                         };
-                        run::run(&job.spec(false), ch.as_mut())
+                        run::run(&job.spec(p, false), ch.as_mut())
                     })?;
                     for (i, o) in batch.iter().zip(outs) {
                         match o {
@@ -407,7 +426,7 @@ pub fn explore(
     for key in &col.order {
         let (f, sched, first_schedule, hits) = col.found[key].clone();
         let original = sched.preemptions();
-        let (found_min, sched_min) = minimise(&job, key, f, sched);
+        let (found_min, sched_min) = minimise(&job, &start, key, f, sched);
         let steps = match watch_of(&found_min) {
             Some(w) => replay_one(elf, s, &sched_min, Some(w))
                 .map(|o| o.steps)
@@ -515,9 +534,9 @@ fn exhaustive(
         let items: Vec<u64> = (0..children.len() as u64)
             .filter(|&c| !last_level || s.in_shard(base + c))
             .collect();
-        let outs = job.par(&items, |c| {
+        let outs = job.par(&items, |p, c| {
             let sched = &children[c as usize];
-            run::run(&job.spec(!last_level), &mut Replay::new(sched))
+            run::run(&job.spec(p, !last_level), &mut Replay::new(sched))
         })?;
         let mut next = Vec::new();
         let mut ran = 0;
@@ -555,8 +574,13 @@ fn exhaustive(
 
 /// Does the run of `sched` show `key`? Then with the finding and the
 /// decision where it appeared.
-fn shows(job: &Job<'_>, key: &SiteKey, sched: &Schedule) -> Option<(Found, u64, Schedule)> {
-    let o = run::run(&job.spec(false), &mut Replay::new(sched)).ok()?;
+fn shows(
+    job: &Job<'_>,
+    start: &run::Start,
+    key: &SiteKey,
+    sched: &Schedule,
+) -> Option<(Found, u64, Schedule)> {
+    let o = run::run(&job.spec(start, false), &mut Replay::new(sched)).ok()?;
     o.findings
         .into_iter()
         .find(|(f, _)| &f.site_key() == key)
@@ -574,13 +598,22 @@ pub const ONE_PREEMPTION_TRIES: usize = 64;
 /// one: from the default schedule, switch from the finding's `by` thread to
 /// its other thread at a decision where `by` is inside a window (the shape
 /// of a lost store or a broken reservation), earliest first.
-fn one_preemption(job: &Job<'_>, key: &SiteKey, f: &Found) -> Option<(Found, Schedule)> {
+fn one_preemption(
+    job: &Job<'_>,
+    start: &run::Start,
+    key: &SiteKey,
+    f: &Found,
+) -> Option<(Found, Schedule)> {
     let Found::Detector(d) = f else { return None };
     let other = d.other?;
     if other.thread == d.by.thread {
         return None;
     }
-    let o = run::run(&job.spec(true), &mut Replay::new(&Schedule::default())).ok()?;
+    let o = run::run(
+        &job.spec(start, true),
+        &mut Replay::new(&Schedule::default()),
+    )
+    .ok()?;
     o.taken
         .iter()
         .filter(|t| {
@@ -597,15 +630,21 @@ fn one_preemption(job: &Job<'_>, key: &SiteKey, f: &Found) -> Option<(Found, Sch
                     thread: other.thread,
                 }],
             };
-            shows(job, key, &cand).map(|(f, _, s)| (f, s))
+            shows(job, start, key, &cand).map(|(f, _, s)| (f, s))
         })
 }
 
 /// Fewest deviations that still show `key` (greedy, chunked; for a
 /// two-sided finding first a short search for one preemption).
-fn minimise(job: &Job<'_>, key: &SiteKey, f: Found, sched: Schedule) -> (Found, Schedule) {
+fn minimise(
+    job: &Job<'_>,
+    start: &run::Start,
+    key: &SiteKey,
+    f: Found,
+    sched: Schedule,
+) -> (Found, Schedule) {
     if sched.preemptions() > 1 {
-        if let Some(r) = one_preemption(job, key, &f) {
+        if let Some(r) = one_preemption(job, start, key, &f) {
             return r;
         }
     }
@@ -621,7 +660,7 @@ fn minimise(job: &Job<'_>, key: &SiteKey, f: Found, sched: Schedule) -> (Found, 
             let end = (i + chunk).min(cand.switches.len());
             cand.switches.drain(i..end);
             runs += 1;
-            match shows(job, key, &cand) {
+            match shows(job, start, key, &cand) {
                 Some((f, _, s)) if s.preemptions() < best.preemptions() => {
                     best = s;
                     best_f = f;
@@ -641,7 +680,7 @@ fn minimise(job: &Job<'_>, key: &SiteKey, f: Found, sched: Schedule) -> (Found, 
         }
     }
     // Report what the final schedule shows, so `--replay` prints the same.
-    match shows(job, key, &best) {
+    match shows(job, start, key, &best) {
         Some((f, _, _)) => (f, best),
         None => (best_f, best),
     }

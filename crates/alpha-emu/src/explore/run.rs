@@ -21,6 +21,7 @@ use crate::detect::{self, CodeView, Detectors, EventKind};
 use crate::exec::Event;
 use crate::linux::{Exit, Host, Options, Process, ThreadState};
 use crate::memory::{AccessKind, AccessRecord};
+use std::cell::RefCell;
 
 /// The guest's output goes nowhere while exploring.
 struct Quiet;
@@ -112,6 +113,12 @@ pub struct Outcome {
     pub schedule: Schedule,
     /// Decisions made (only when asked for).
     pub taken: Vec<Taken>,
+    /// Decisions (only when asked for) at which the thread that ran last
+    /// was inside a write-back window: it had loaded a quadword (LDQ_U,
+    /// LDx, LDx_L) and its next store was to that quadword (STQ_U, STx,
+    /// STx_C). A preemption there is what a lost store or a broken
+    /// reservation needs; PCT places its change points there.
+    pub windows: Vec<u64>,
     pub decisions: u64,
     pub insns: u64,
     /// Most threads alive at once.
@@ -157,37 +164,78 @@ impl Template {
     fn machine(&self) -> crate::Machine {
         self.0.lock().expect("template machine").clone()
     }
+
+    /// What one host thread's schedules start from (see [`Start`]).
+    pub fn start(&self, elf: &[u8], opts: &Options, lock_range: u64) -> Result<Start, String> {
+        let mut p = Process::new(elf, opts)?;
+        p.machine = self.machine();
+        // Nothing a schedule does reads the ELF symbol table (diagnostics
+        // symbolize through `Process::locate`); copying its thousands of
+        // names would be most of a copy's allocations.
+        p.symbols = None;
+        Ok(Start {
+            process: p,
+            det: RefCell::new(Detectors::new(detect::Config { lock_range })),
+        })
+    }
+}
+
+/// What one host thread reuses from schedule to schedule: the process
+/// every schedule starts from (the program loaded as [`Process::new`]
+/// loads it, with the [`Template`]'s decoded machine), which a schedule
+/// copies ([`Process::snapshot`]) instead of loading the program again
+/// (reading the ELF and its symbols, building the stack); and the
+/// detectors, reset per schedule so their tables keep their allocations.
+/// A `Process` stays on the host thread that made it, so each worker
+/// thread makes its own.
+pub struct Start {
+    process: Process,
+    det: RefCell<Detectors>,
 }
 
 /// How to run one schedule.
 pub struct Spec<'a> {
-    /// Start from this machine (see [`Template`]).
-    pub template: Option<&'a Template>,
+    /// Start from a copy of this process (see [`Template::start`]), or
+    /// load `elf` afresh.
+    pub start: Option<&'a Start>,
     pub elf: &'a [u8],
     pub opts: &'a Options,
     pub max_insns: u64,
     pub lock_range: u64,
     /// Record every decision ([`Outcome::taken`]).
     pub record_taken: bool,
+    /// Record the write-back windows ([`Outcome::windows`]).
+    pub record_windows: bool,
     /// Record the accesses to this aligned quadword ([`Outcome::steps`]).
     pub watch: Option<u64>,
 }
 
 /// Run one schedule. `Err` only when the program cannot be loaded.
 pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String> {
-    let mut p = Process::new(spec.elf, spec.opts)?;
-    if let Some(t) = spec.template {
-        p.machine = t.machine();
-    }
+    let mut own;
+    let mut reused;
+    let (mut p, det): (Process, &mut Detectors) = match spec.start {
+        Some(s) => {
+            reused = s.det.borrow_mut();
+            reused.reset();
+            (s.process.snapshot(), &mut reused)
+        }
+        None => {
+            own = Detectors::new(detect::Config {
+                lock_range: spec.lock_range,
+            });
+            (Process::new(spec.elf, spec.opts)?, &mut own)
+        }
+    };
     p.machine.mem.set_trace(true);
-    let mut det = Detectors::new(detect::Config {
-        lock_range: spec.lock_range,
-    });
     let mut out = Outcome::default();
     let mut host = Quiet;
     let mut cur = 0usize;
     let mut run_len = 0u64;
     let mut in_window: Vec<bool> = Vec::new();
+    // With `record_windows`, per thread: the quadword its open window
+    // loaded and the decisions taken inside it so far.
+    let mut open: Vec<(u64, Vec<u64>)> = Vec::new();
     let mut runnable: Vec<usize> = Vec::new();
     let mut trace: Vec<AccessRecord> = Vec::new();
     let mut seen_findings = 0usize;
@@ -195,21 +243,28 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
     // Most stores repeat a recent pc (loops): a direct-mapped filter in
     // front of the set keeps coverage cheap.
     let mut recent = [u64::MAX; 256];
+    // Thread states change only at events (system calls, traps): after a
+    // step that stopped at a scheduling point the sets below still hold.
+    let mut states_changed = true;
     loop {
         if p.insns >= spec.max_insns {
             out.insn_limit = true;
             break;
         }
-        in_window.resize(p.threads.len(), false);
-        out.threads = out.threads.max(
-            p.threads
-                .iter()
-                .filter(|t| t.state != ThreadState::Exited)
-                .count(),
-        );
-        runnable.clear();
-        runnable
-            .extend((0..p.threads.len()).filter(|&i| p.threads[i].state == ThreadState::Runnable));
+        if states_changed {
+            states_changed = false;
+            in_window.resize(p.threads.len(), false);
+            out.threads = out.threads.max(
+                p.threads
+                    .iter()
+                    .filter(|t| t.state != ThreadState::Exited)
+                    .count(),
+            );
+            runnable.clear();
+            runnable.extend(
+                (0..p.threads.len()).filter(|&i| p.threads[i].state == ThreadState::Runnable),
+            );
+        }
         if runnable.is_empty() {
             // As `Process::run` does: a timed waiter's timeout expires,
             // otherwise every thread waits for something nobody will do.
@@ -221,6 +276,7 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
                 Some(i) => {
                     p.wake_thread(i, Err(crate::linux::errno::ETIMEDOUT));
                     runnable.push(i);
+                    states_changed = true;
                 }
                 None => {
                     let blocked = blocked_sites(&p);
@@ -250,6 +306,12 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
                 starved,
                 in_window: &in_window,
             };
+            if spec.record_windows && in_window.get(cur).copied().unwrap_or(false) {
+                if open.len() <= cur {
+                    open.resize_with(cur + 1, || (u64::MAX, Vec::new()));
+                }
+                open[cur].1.push(k);
+            }
             let mut t = chooser.choose(&d);
             if !runnable.contains(&t) || (starved && t == cur) {
                 t = default;
@@ -288,6 +350,23 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
         p.machine.mem.swap_trace(&mut trace);
         for rec in &trace {
             let t = agent_thread(&p, rec);
+            if spec.record_windows {
+                if open.len() <= t {
+                    open.resize_with(t + 1, || (u64::MAX, Vec::new()));
+                }
+                let (q, ks) = &mut open[t];
+                let unit = rec.addr & !7;
+                if rec.is_store || rec.kind == AccessKind::StoreConditionalFailed {
+                    if *q == unit {
+                        out.windows.append(ks);
+                    }
+                    ks.clear();
+                    *q = u64::MAX;
+                } else if *q != unit {
+                    ks.clear();
+                    *q = unit;
+                }
+            }
             if rec.is_store {
                 let slot = &mut recent[(rec.pc >> 2) as usize & 255];
                 if *slot != rec.pc {
@@ -319,10 +398,16 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
         let pc = p.machine.cpus[p.threads[next].cpu].pc;
         match res {
             Ok(Event::BudgetExhausted) => {}
-            Ok(Event::CallPal { .. }) => det.event(tid, pc.wrapping_sub(4), EventKind::Syscall),
-            Ok(_) => det.event(tid, pc, EventKind::Exception),
+            Ok(Event::CallPal { .. }) => {
+                states_changed = true;
+                det.event(tid, pc.wrapping_sub(4), EventKind::Syscall)
+            }
+            Ok(_) => {
+                states_changed = true;
+                det.event(tid, pc, EventKind::Exception)
+            }
             Err(exit) => {
-                collect(&det, &p, &mut out, &mut seen_findings);
+                collect(det, &p, &mut out, &mut seen_findings);
                 if let Exit::Killed { signal, why } = exit {
                     if why.contains("(deadlock)") {
                         let blocked = blocked_sites(&p);
@@ -343,9 +428,9 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
                 break;
             }
         }
-        collect(&det, &p, &mut out, &mut seen_findings);
+        collect(det, &p, &mut out, &mut seen_findings);
     }
-    collect(&det, &p, &mut out, &mut seen_findings);
+    collect(det, &p, &mut out, &mut seen_findings);
     out.insns = p.insns;
     out.store_pcs = store_pcs.into_iter().collect();
     Ok(out)

@@ -61,15 +61,29 @@ impl Chooser for Random {
 /// load…write-back or LDx_L…STx_C window before it fires anyway.
 pub const PCT_WINDOW_WAIT: u64 = 64;
 
+/// Write-back windows are *sparse* when at most one decision in this many
+/// of the default schedule is inside one; only then does PCT aim its change
+/// points at them (dense windows are hit by uniform change points anyway).
+pub const SPARSE_WINDOWS: u64 = 16;
+
 /// Probabilistic concurrency testing (Burckhardt, Kothari, Musuvathi,
 /// Nagarakatte: "A randomized scheduler with probabilistic guarantees of
 /// finding bugs", ASPLOS 2010): every thread gets a random priority, the
 /// highest-priority runnable thread runs, and at `depth - 1` random change
-/// points the running thread drops below every other. Here a change point
-/// that falls where the running thread is *not* inside a window (after a
-/// LDQ_U or LDx_L and before its next store) waits for up to
-/// [`PCT_WINDOW_WAIT`] decisions until it is: a lost store or a broken
-/// reservation needs exactly such a preemption.
+/// points the running thread drops below every other.
+///
+/// Where the change points go. A lost store or a broken reservation needs
+/// a preemption inside a write-back window (between a load of a quadword
+/// and the store that writes it back, or LDx_L…STx_C), and such windows can
+/// be a handful of decisions in a run of thousands (a spin loop's loads
+/// open windows that no store closes). So when the default schedule's
+/// write-back windows ([`super::run::Outcome::windows`]) are sparse
+/// ([`SPARSE_WINDOWS`]), each change point is, with probability 3/4, one
+/// of their decisions, uniformly; otherwise (and when windows are dense,
+/// always) it is uniform over the default schedule's length as in the
+/// paper. A change point that falls where the running thread is
+/// *not* inside a window (after any load and before its next store) waits
+/// for up to [`PCT_WINDOW_WAIT`] decisions until it is.
 pub struct Pct {
     rng: Rng,
     /// Priority per thread (higher runs first).
@@ -83,10 +97,18 @@ pub struct Pct {
 
 impl Pct {
     /// `depth` ≥ 1; `length` is the expected number of decisions of a
-    /// schedule (from the default schedule).
-    pub fn new(mut rng: Rng, depth: u32, length: u64) -> Pct {
+    /// schedule and `windows` its write-back window decisions (both from
+    /// the default schedule).
+    pub fn new(mut rng: Rng, depth: u32, length: u64, windows: &[u64]) -> Pct {
+        let sparse = !windows.is_empty() && windows.len() as u64 * SPARSE_WINDOWS <= length;
         let mut changes: Vec<u64> = (1..depth.max(1))
-            .map(|_| rng.below(length.max(1)))
+            .map(|_| {
+                if sparse && rng.below(4) != 0 {
+                    windows[rng.below(windows.len() as u64) as usize]
+                } else {
+                    rng.below(length.max(1))
+                }
+            })
             .collect();
         changes.sort_unstable();
         Pct {

@@ -643,6 +643,62 @@ impl Process {
         })
     }
 
+    /// An independent copy of this process, for a schedule explorer that
+    /// starts every schedule from one loaded program instead of loading it
+    /// again. The machine is copied as [`Machine`]'s `Clone` copies it; the
+    /// descriptor table shares its open files (as `fork` would), so this is
+    /// meant for a process that has only just been loaded (its three stdio
+    /// descriptors, which hold no state). The symbolizer is rebuilt on
+    /// demand.
+    pub fn snapshot(&self) -> Process {
+        let fds = fs::FdTable {
+            fds: self
+                .fds
+                .fds
+                .iter()
+                .map(|f| {
+                    f.as_ref().map(|f| fs::Fd {
+                        obj: f.obj.clone(),
+                        cloexec: f.cloexec,
+                        flags: f.flags,
+                    })
+                })
+                .collect(),
+        };
+        Process {
+            machine: self.machine.clone(),
+            image: self.image.clone(),
+            interp: self.interp.clone(),
+            strace: self.strace,
+            sysroot: self.sysroot.clone(),
+            cwd: self.cwd.clone(),
+            fds,
+            aspace: self.aspace.clone(),
+            signals: self.signals.clone(),
+            threads: self.threads.clone(),
+            cur: self.cur,
+            quantum: self.quantum,
+            next_tid: self.next_tid,
+            insns: self.insns,
+            unaligned_fixups: self.unaligned_fixups,
+            unaligned_sites: self.unaligned_sites.clone(),
+            comm: self.comm.clone(),
+            symbols: self.symbols.clone(),
+            objects: self.objects.clone(),
+            symbolizer: std::sync::Mutex::new(None),
+            hint: self.hint.clone(),
+            exe_path: self.exe_path.clone(),
+            last_exit: self.last_exit,
+            yield_now: self.yield_now,
+            clock: self.clock.clone(),
+            timers: self.timers.clone(),
+            auxv: self.auxv.clone(),
+            cmdline: self.cmdline.clone(),
+            deterministic: self.deterministic,
+            id: self.id,
+        }
+    }
+
     fn insn_text(&self, pc: u64) -> String {
         match self.machine.mem.word_at(pc) {
             Some(w) => describe(pc, w),

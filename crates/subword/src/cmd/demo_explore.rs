@@ -96,21 +96,14 @@ pub fn demo_explore() -> Result<(), String> {
     );
     let dir = std::env::temp_dir().join(format!("subword-demo-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let opts = ["--cpu", "ev4", "--strategy", "random", "--schedules", "100"];
+    let opts = ["--cpu", "ev4", "--strategy", "pct", "--schedules", "100"];
     let racy = explore(&dir, "byte_pair_prebwx", PRE_BWX, &opts);
     println!("\nThe same program with STB (one byte written, nothing else):");
     let clean = explore(
         &dir,
         "byte_pair_stb",
         BWX,
-        &[
-            "--cpu",
-            "ev56",
-            "--strategy",
-            "random",
-            "--schedules",
-            "100",
-        ],
+        &["--cpu", "ev56", "--strategy", "pct", "--schedules", "100"],
     );
     let _ = std::fs::remove_dir_all(&dir);
     match (racy, clean) {
