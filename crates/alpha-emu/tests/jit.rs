@@ -473,3 +473,74 @@ fn jit_background_compiling_changes_nothing_but_speed() {
     );
     assert_eq!(outcome(&m, Event::BudgetExhausted), want);
 }
+
+/// Two CPUs increment one counter with LDQ_L/STQ_C retry loops (and store
+/// beside it), scheduled in small alternating slices: with compiled code
+/// around the LL/SC pair every reservation is kept and broken exactly as
+/// the interpreter does, so the counter, the failed STQ_C count, memory,
+/// registers and instruction counts all agree.
+#[test]
+fn jit_llsc_under_contention_equals_the_interpreter() {
+    let src = "
+        lda $2, 300($31)
+    1:  ldq_l $1, 0($9)
+        addq $1, 1, $1
+        addq $5, $1, $5
+        stq_c $1, 0($9)
+        beq $1, 3f
+        stq $2, 8($9)
+        subq $2, 1, $2
+        bne $2, 1b
+        halt
+    3:  addq $6, 1, $6
+        br 1b";
+    let run = |tier: Tier, slices: &[u64]| {
+        let mut m = machine_with("ev67", 2, src);
+        match tier {
+            Tier::Jit(n) => {
+                m.set_jit(Some(n));
+                m.set_jit_background(false);
+            }
+            _ => m.set_jit(None),
+        }
+        for c in &mut m.cpus {
+            c.r[9] = DATA;
+        }
+        let mut done = [false; 2];
+        let mut k = 0;
+        while !(done[0] && done[1]) {
+            for cpu in [0usize, 1] {
+                if done[cpu] {
+                    continue;
+                }
+                let ev = m.run(cpu, slices[k % slices.len()]);
+                k += 1;
+                match ev {
+                    Event::BudgetExhausted => {}
+                    Event::CallPal { func: 0 } => done[cpu] = true,
+                    other => panic!("cpu {cpu}: {other:?}"),
+                }
+            }
+        }
+        let regs: Vec<_> = m
+            .cpus
+            .iter()
+            .map(|c| (c.r.to_vec(), c.pc, c.icount))
+            .collect();
+        (regs, data(&m, 0, 16), m.mem.lock_breaks, m.jit_stats())
+    };
+    for slices in [&[3u64, 5, 7][..], &[1, 2], &[11, 4, 9, 1]] {
+        let want = run(Tier::Interpreter, slices);
+        let got = run(Tier::Jit(1), slices);
+        assert_eq!(got.0, want.0, "registers, slices {slices:?}");
+        assert_eq!(got.1, want.1, "memory, slices {slices:?}");
+        assert_eq!(got.2, want.2, "lock breaks, slices {slices:?}");
+        // Both CPUs did all 300 increments, and some STQ_C failed.
+        assert_eq!(u64::from_le_bytes(got.1[..8].try_into().unwrap()), 600);
+        assert!(
+            got.0[0].0[6] + got.0[1].0[6] > 0,
+            "no contention, slices {slices:?}"
+        );
+        assert!(got.3.retired > 0, "nothing ran compiled, slices {slices:?}");
+    }
+}
