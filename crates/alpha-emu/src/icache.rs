@@ -149,6 +149,12 @@ impl ICache {
         self.jit.stats
     }
 
+    /// Count one run of compiled code (see [`Jit::note`]).
+    #[inline(always)]
+    pub fn jit_note(&mut self, insns: u64, why: crate::jit::Exit) {
+        self.jit.note(insns, why);
+    }
+
     /// The head states of decoded block `index`.
     #[inline(always)]
     pub fn heads(&self, index: usize) -> &Heads {

@@ -16,7 +16,9 @@
 //! arrival (a taken branch in the page, entering a page, the instruction
 //! after one `execute` ran) it counts the arrivals at that head, asks for a
 //! compiled region when they reach the threshold, and enters the region
-//! once it exists; the region returns the next pc to interpret.
+//! once it exists; the region returns the next pc and why it left. A
+//! branch or jump out of a region is itself an arrival, so the next region
+//! is entered straight away (chaining).
 
 use super::bytes::*;
 use super::{execute, ext, mem, Event};
@@ -485,11 +487,13 @@ fn run_loop<const TR: bool, const SP: bool>(
     // then on a scheduling point stops the loop before it executes.
     let mut armed = false;
     // Skip the arrival check once: when the last pass of the outer loop
-    // came back from compiled code at `pc` (interpret at least one
-    // instruction before entering it again), and on entry, because resuming
+    // came back from compiled code stopped at `pc` (an instruction to
+    // interpret before entering compiled code again; not after a branch
+    // out of a region, whose target is an arrival), and on entry, because resuming
     // where a budget ran out is no control-flow arrival (counting it would
     // compile regions at every pc where a scheduler quantum happens to end).
     let mut from_jit = true;
+    let mut polls = 0u32;
     // (event, pc of the instruction that raised it or the next pc, raised by an instruction?)
     let (ev, executed) = 'outer: loop {
         if left == 0 {
@@ -503,8 +507,14 @@ fn run_loop<const TR: bool, const SP: bool>(
             Err(fault) => break (Event::MemFault { fault }, false),
         };
         let mut idx = ((pc & (PAGE_SIZE - 1)) >> 2) as usize;
+        // Look for finished regions on the first pass and every 32nd: with compiled
+        // code chaining through here, a poll per pass would cost more than
+        // the regions it installs a little earlier.
         if thr != 0 && ic.jit_pending() {
-            ic.jit_poll();
+            polls = polls.wrapping_add(1);
+            if polls % 32 == 1 {
+                ic.jit_poll();
+            }
         }
         if thr != 0 && !std::mem::take(&mut from_jit) {
             let head = &ic.heads(bi)[idx];
@@ -522,8 +532,15 @@ fn run_loop<const TR: bool, const SP: bool>(
             if let Some(f) = region {
                 // SAFETY: `f` was compiled from the block just synced, and
                 // `cpu.r[31]` is zero.
-                pc = unsafe { jit::enter(f, &mut cpu.r, mem, cpu.id, &mut left) };
-                from_jit = true;
+                let before = left;
+                let (next, why) = unsafe { jit::enter(f, cpu, mem, &mut left) };
+                ic.jit_note(before - left, why);
+                pc = next;
+                // After a branch out of the region its target is an
+                // arrival like any other (and may be compiled: enter it
+                // at once); any other exit stops at an instruction to
+                // interpret.
+                from_jit = !why.chains();
                 continue 'outer;
             }
         }

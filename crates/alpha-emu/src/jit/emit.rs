@@ -2,11 +2,15 @@
 //! and the slow-path helpers the code calls (see the module documentation
 //! of [`crate::jit`]).
 
-use super::region::{in_page_index, shape, Region, Shape};
-use super::JitCtx;
+use super::region::{
+    branch_target, dest, in_page_index, is_cix_mvi, is_hint, shape, Region, Shape,
+};
+use super::{Exit, JitCtx};
 use crate::exec::fast::{Uop, K};
 use crate::exec::{bytes, mem};
+use crate::fp::FCond;
 use crate::memory::{JitTlb, JIT_TLB_SIZE, PAGE_SHIFT, PAGE_SIZE};
+use alpha_isa::Insn;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::types::{I16, I32, I64, I8};
 use cranelift_codegen::ir::{
@@ -39,6 +43,10 @@ pub(crate) struct Backend {
     module: JITModule,
     cl: Context,
     fctx: FunctionBuilderContext,
+    /// The instructions helper calls in the code point at (boxed: their
+    /// addresses must not move when the vector grows).
+    #[allow(clippy::vec_box)]
+    insns: Vec<Box<Insn>>,
 }
 
 impl Backend {
@@ -47,6 +55,7 @@ impl Backend {
             module: new_module()?,
             cl: Context::new(),
             fctx: FunctionBuilderContext::new(),
+            insns: Vec::new(),
         })
     }
 
@@ -56,9 +65,10 @@ impl Backend {
         self.module.free_memory();
     }
 
-    /// Compile `region` of the decoded page `uops` at `base`.
+    /// Compile `region` of the decoded page `uops` at `base` (`nanos`: the
+    /// compiling thread's CPU time).
     pub(crate) fn compile(&mut self, region: &Region, uops: &[Uop], base: u64) -> Option<Code> {
-        let start = std::time::Instant::now();
+        let start = thread_cpu_ns();
         let module = &mut self.module;
         let config = module.target_config();
         let mut sig = module.make_signature();
@@ -70,7 +80,7 @@ impl Backend {
         self.cl.func.name = UserFuncName::user(0, id.as_u32());
         {
             let b = FunctionBuilder::new(&mut self.cl.func, &mut self.fctx);
-            Emitter::new(b, region, uops, base).emit(config);
+            Emitter::new(b, region, uops, base, &mut self.insns).emit(config);
         }
         if module.define_function(id, &mut self.cl).is_err() {
             module.clear_context(&mut self.cl);
@@ -87,14 +97,34 @@ impl Backend {
             addr,
             insns: region.count,
             bytes,
-            nanos: start.elapsed().as_nanos() as u64,
+            nanos: thread_cpu_ns().saturating_sub(start),
         })
     }
 }
 
+/// CPU time of the calling thread (compile cost, unaffected by other
+/// processes competing for the host).
+fn thread_cpu_ns() -> u64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec to write.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
+        return 0;
+    }
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
+
 fn new_module() -> Option<JITModule> {
     let mut flags = settings::builder();
-    flags.set("opt_level", "speed").ok()?;
+    // Chosen by measurement (README, `alpha run`): without Cranelift's
+    // optimisations compiling takes half the time and the code is hardly
+    // slower (the emitter already writes near-final code); the
+    // single-pass register allocator compiles faster still but its code
+    // is slower on whole programs.
+    flags.set("opt_level", "none").ok()?;
+    flags.set("regalloc_algorithm", "backtracking").ok()?;
     flags.set("use_colocated_libcalls", "false").ok()?;
     flags.set("is_pic", "false").ok()?;
     let verify = if cfg!(debug_assertions) {
@@ -146,6 +176,50 @@ unsafe extern "C" fn store_slow<const N: usize>(ctx: *mut JitCtx, addr: u64, val
     };
 }
 
+/// Execute `insn` (at `pc`) with the interpreter's own function for it
+/// (`exec::float::execute` for floating point, `exec::execute` for
+/// CIX/MVI). When it would raise an event (a trap, a fault, a missing
+/// extension) everything it changed is put back and the status says
+/// "interpret it"; a store that changed code says so.
+unsafe extern "C" fn generic(ctx: *mut JitCtx, insn: *const Insn, pc: u64) -> u64 {
+    let ctx = &mut *ctx;
+    let cpu = &mut *ctx.cpu;
+    let mem = &mut *ctx.mem;
+    let insn = *insn;
+    let rc = (insn.rc & 31) as usize;
+    let (f, fpcr, r) = (cpu.f, cpu.fpcr, cpu.r[rc]);
+    let gen = mem.code_generation();
+    let ok = if is_cix_mvi(insn.op) {
+        let mut ev = crate::Event::BudgetExhausted;
+        crate::exec::execute(cpu, mem, &insn, pc, 0, &mut ev).is_some()
+    } else {
+        crate::exec::float::execute(cpu, mem, insn, pc).is_ok()
+    };
+    cpu.r[31] = 0;
+    cpu.f[31] = 0;
+    if !ok {
+        cpu.f = f;
+        cpu.fpcr = fpcr;
+        cpu.r[rc] = r;
+        cpu.r[31] = 0;
+        return ST_FAIL;
+    }
+    if mem.code_generation() != gen {
+        ST_CODE
+    } else {
+        ST_OK
+    }
+}
+
+/// Is the floating-point branch `insn` taken? (The interpreter's test.)
+unsafe extern "C" fn fp_taken(ctx: *mut JitCtx, insn: *const Insn) -> u64 {
+    let ctx = &mut *ctx;
+    let cpu = &*ctx.cpu;
+    let insn = &*insn;
+    let fa = cpu.f[(insn.ra & 31) as usize];
+    FCond::of(insn.op).is_some_and(|c| c.holds(fa)) as u64
+}
+
 /// Where an exit continues.
 #[derive(Clone, Copy)]
 enum Pc {
@@ -164,10 +238,13 @@ struct Emitter<'a> {
     left: Variable,
     blocks: Vec<Option<Block>>,
     regs: Value,
-    /// Exit blocks still to fill: (block, next pc, budget refund).
-    exits: Vec<(Block, Pc, usize)>,
+    /// Exit blocks still to fill: (block, next pc, budget refund, why).
+    exits: Vec<(Block, Pc, usize, Exit)>,
     load_sig: Option<cranelift_codegen::ir::SigRef>,
     store_sig: Option<cranelift_codegen::ir::SigRef>,
+    /// Instructions the helper calls point at (kept with the code).
+    #[allow(clippy::vec_box)]
+    insns: &'a mut Vec<Box<Insn>>,
 }
 
 fn trusted() -> MemFlags {
@@ -181,7 +258,14 @@ fn guest() -> MemFlags {
 }
 
 impl<'a> Emitter<'a> {
-    fn new(mut b: FunctionBuilder<'a>, region: &'a Region, uops: &'a [Uop], base: u64) -> Self {
+    #[allow(clippy::vec_box)]
+    fn new(
+        mut b: FunctionBuilder<'a>,
+        region: &'a Region,
+        uops: &'a [Uop],
+        base: u64,
+        insns: &'a mut Vec<Box<Insn>>,
+    ) -> Self {
         let start = b.create_block();
         b.append_block_params_for_function_params(start);
         b.switch_to_block(start);
@@ -228,26 +312,30 @@ impl<'a> Emitter<'a> {
             exits: Vec::new(),
             load_sig: None,
             store_sig: None,
+            insns,
         }
     }
 
     /// A new exit block: it will store the budget and return `pc` (the
     /// registers are already in the register file, see [`Emitter::set`]).
-    fn exit_to(&mut self, pc: Pc, refund: usize) -> Block {
+    fn exit_to(&mut self, pc: Pc, refund: usize, why: Exit) -> Block {
         let blk = self.b.create_block();
         self.b.set_cold_block(blk);
-        self.exits.push((blk, pc, refund));
+        self.exits.push((blk, pc, refund, why));
         blk
     }
 
     fn fill_exits(&mut self) {
-        for (blk, pc, refund) in std::mem::take(&mut self.exits) {
+        for (blk, pc, refund, why) in std::mem::take(&mut self.exits) {
             let b = &mut self.b;
             b.switch_to_block(blk);
             let l = b.use_var(self.left);
             let l = b.ins().iadd_imm_s(l, refund as i64);
             b.ins()
                 .store(trusted(), l, self.ctx, offset_of!(JitCtx, left) as i32);
+            let w = b.ins().iconst(I64, why as i64);
+            b.ins()
+                .store(trusted(), w, self.ctx, offset_of!(JitCtx, exit) as i32);
             let pc = match pc {
                 Pc::Const(x) => b.ins().iconst(I64, x as i64),
                 Pc::Val(v) => v,
@@ -293,8 +381,8 @@ impl<'a> Emitter<'a> {
     }
 
     /// Leave for the interpreter at `pc`, repaying `refund` instructions.
-    fn leave(&mut self, pc: u64, refund: usize) {
-        let blk = self.exit_to(Pc::Const(pc), refund);
+    fn leave(&mut self, pc: u64, refund: usize, why: Exit) {
+        let blk = self.exit_to(Pc::Const(pc), refund, why);
         self.b.ins().jump(blk, &[]);
     }
 
@@ -304,7 +392,7 @@ impl<'a> Emitter<'a> {
             Some(blk) => {
                 self.b.ins().jump(blk, &[]);
             }
-            None => self.leave(target, 0),
+            None => self.leave(target, 0, Exit::Branch),
         }
     }
 
@@ -323,7 +411,7 @@ impl<'a> Emitter<'a> {
             .ins()
             .icmp_imm_u(IntCC::UnsignedLessThan, left, n as i64);
         let body = self.b.create_block();
-        let out = self.exit_to(Pc::Const(self.pc(start)), 0);
+        let out = self.exit_to(Pc::Const(self.pc(start)), 0, Exit::Budget);
         self.b.ins().brif(short, out, &[], body, &[]);
         self.b.switch_to_block(body);
         let paid = self.b.ins().iadd_imm_s(left, -(n as i64));
@@ -334,11 +422,18 @@ impl<'a> Emitter<'a> {
             let here = i - start;
             match shape(&u, self.region.bwx) {
                 Shape::Interpret => {
-                    self.leave(self.pc(i), 0);
+                    self.leave(self.pc(i), 0, Exit::Interpret);
                     return;
                 }
-                Shape::Straight => {
-                    self.straight(&u, i, n - here);
+                Shape::Straight | Shape::Helper => {
+                    if u.kind == K::Generic {
+                        // A barrier or hint compiles to nothing.
+                        if !is_hint(u.insn.op) {
+                            self.helper(&u, i, n - here);
+                        }
+                    } else {
+                        self.straight(&u, i, n - here);
+                    }
                     i += 1;
                     if here + 1 == n {
                         // The block ends without a branch: next block, or exit.
@@ -346,19 +441,28 @@ impl<'a> Emitter<'a> {
                             let next = self.blocks[i].unwrap();
                             self.b.ins().jump(next, &[]);
                         } else {
-                            self.leave(self.pc(i), 0);
+                            let why = if shape(&self.uops[i], self.region.bwx) == Shape::Interpret {
+                                Exit::Interpret
+                            } else {
+                                Exit::Branch
+                            };
+                            self.leave(self.pc(i), 0, why);
                         }
                         return;
                     }
                 }
-                Shape::Cond => {
-                    let a = self.get(u.ra);
-                    let c = self.condition(u.kind, a);
+                Shape::Cond | Shape::FCond => {
+                    let c = if u.kind == K::Generic {
+                        self.fp_condition(&u)
+                    } else {
+                        let a = self.get(u.ra);
+                        self.condition(u.kind, a)
+                    };
                     let taken = self.b.create_block();
                     let fall = self.b.create_block();
                     self.b.ins().brif(c, taken, &[], fall, &[]);
                     self.b.switch_to_block(taken);
-                    self.goto(u.imm);
+                    self.goto(branch_target(&u, self.base, i));
                     self.b.switch_to_block(fall);
                     self.goto(self.pc(i + 1));
                     return;
@@ -378,7 +482,7 @@ impl<'a> Emitter<'a> {
                         let link = self.konst(self.pc(i + 1));
                         self.set(u.ra as usize, link);
                     }
-                    let out = self.exit_to(Pc::Val(target), 0);
+                    let out = self.exit_to(Pc::Val(target), 0, Exit::Indirect);
                     self.b.ins().jump(out, &[]);
                     return;
                 }
@@ -590,6 +694,59 @@ impl<'a> Emitter<'a> {
         self.set(u.rc as usize, v);
     }
 
+    /// A stable pointer to a copy of `u`'s instruction, for a helper.
+    fn insn_ptr(&mut self, u: &Uop) -> Value {
+        let boxed = Box::new(u.insn);
+        let p = &*boxed as *const Insn as u64;
+        self.insns.push(boxed);
+        self.konst(p)
+    }
+
+    /// An instruction run by [`generic`]: on "would trap" exit before it
+    /// (the interpreter executes it), after a store into code exit after it.
+    fn helper(&mut self, u: &Uop, i: usize, rest: usize) {
+        let sig = self.helper_sig(3);
+        let f = self.konst(generic as *const () as u64);
+        let ip = self.insn_ptr(u);
+        let pc = self.konst(self.pc(i));
+        let call = self.b.ins().call_indirect(sig, f, &[self.ctx, ip, pc]);
+        let st = self.b.inst_results(call)[0];
+        let not_ok = self.b.create_block();
+        let join = self.b.create_block();
+        self.b.set_cold_block(not_ok);
+        self.b.ins().brif(st, not_ok, &[], join, &[]);
+        self.b.switch_to_block(not_ok);
+        let failed = self.b.ins().icmp_imm_s(IntCC::Equal, st, ST_FAIL as i64);
+        let fail = self.exit_to(Pc::Const(self.pc(i)), rest, Exit::Interpret);
+        let done = self.exit_to(Pc::Const(self.pc(i + 1)), rest - 1, Exit::Code);
+        self.b.ins().brif(failed, fail, &[], done, &[]);
+        self.b.switch_to_block(join);
+        // It wrote the register file directly: read the result back.
+        if let Some(r) = dest(u) {
+            let v = self.b.ins().load(I64, trusted(), self.regs, (r * 8) as i32);
+            self.b.def_var(self.vars[r].unwrap(), v);
+        }
+    }
+
+    /// The condition of floating-point branch `u`, as [`fp_taken`] says.
+    fn fp_condition(&mut self, u: &Uop) -> Value {
+        let sig = self.helper_sig(2);
+        let f = self.konst(fp_taken as *const () as u64);
+        let ip = self.insn_ptr(u);
+        let call = self.b.ins().call_indirect(sig, f, &[self.ctx, ip]);
+        self.b.inst_results(call)[0]
+    }
+
+    /// A helper signature: `params` words in, one word out.
+    fn helper_sig(&mut self, params: usize) -> cranelift_codegen::ir::SigRef {
+        let mut sig = Signature::new(self.b.func.signature.call_conv);
+        for _ in 0..params {
+            sig.params.push(AbiParam::new(I64));
+        }
+        sig.returns.push(AbiParam::new(I64));
+        self.b.import_signature(sig)
+    }
+
     fn cmp(&mut self, cc: IntCC, a: Value, b: Value) -> Value {
         let c = self.b.ins().icmp(cc, a, b);
         self.bool64(c)
@@ -668,7 +825,7 @@ impl<'a> Emitter<'a> {
             .b
             .ins()
             .load(I64, trusted(), self.ctx, offset_of!(JitCtx, status) as i32);
-        let out = self.exit_to(Pc::Const(self.pc(i)), rest);
+        let out = self.exit_to(Pc::Const(self.pc(i)), rest, Exit::Memory);
         self.b.ins().brif(st, out, &[], join, &[BlockArg::Value(v)]);
         self.b.switch_to_block(join);
         let v = if u.kind == K::Ldl {
@@ -709,8 +866,8 @@ impl<'a> Emitter<'a> {
         self.b.switch_to_block(not_ok);
         // ST_FAIL: interpret this store; ST_CODE: it is done, leave after it.
         let failed = self.b.ins().icmp_imm_s(IntCC::Equal, st, ST_FAIL as i64);
-        let fail = self.exit_to(Pc::Const(self.pc(i)), rest);
-        let done = self.exit_to(Pc::Const(self.pc(i + 1)), rest - 1);
+        let fail = self.exit_to(Pc::Const(self.pc(i)), rest, Exit::Memory);
+        let done = self.exit_to(Pc::Const(self.pc(i + 1)), rest - 1, Exit::Code);
         self.b.ins().brif(failed, fail, &[], done, &[]);
         self.b.switch_to_block(join);
     }
@@ -733,7 +890,7 @@ impl<'a> Emitter<'a> {
         }
         let low = self.b.ins().band_imm_s(addr, mask as i64);
         let ok = self.b.create_block();
-        let out = self.exit_to(Pc::Const(self.pc(i)), rest);
+        let out = self.exit_to(Pc::Const(self.pc(i)), rest, Exit::Memory);
         self.b.ins().brif(low, out, &[], ok, &[]);
         self.b.switch_to_block(ok);
     }

@@ -1,4 +1,4 @@
-//! The compiling tier: hot loops of the predecoded micro-ops are compiled
+//! The compiling tier: hot code of the predecoded micro-ops is compiled
 //! to host machine code with Cranelift.
 //!
 //! **Contract.** Compiled code never raises an [`crate::Event`] and never
@@ -13,13 +13,19 @@
 //! early exit.
 //!
 //! **Regions** ([`region`]). A region starts at a hot entry (an address the
-//! run loop reached often by a taken branch, from another page, or after an
-//! instruction only it executes) and holds the instructions of the same
-//! page that lie on a cycle through the entry and are reached from it by
-//! fall-through and direct branches: loops, not straight-line code, which
-//! runs once per arrival and is cheaper to interpret than to compile.
-//! Branches inside a region are host jumps, so a loop runs without leaving
-//! compiled code; everything else exits.
+//! run loop reached often by a taken branch, from another page, after an
+//! instruction only it executes, or by leaving compiled code) and holds
+//! what the entry reaches in the same page by fall-through and direct
+//! branches, BSR included (a callee in the page is compiled in line):
+//! loops, straight-line code and functions alike, up to [`MAX_REGION`]
+//! instructions, nearest first. Branches inside a region are host jumps, so
+//! a loop runs without leaving compiled code; everything else exits.
+//!
+//! **Chaining.** Every exit says why it left ([`Exit`]). After a control
+//! transfer (a branch out of the region, JMP/JSR/RET) the run loop treats
+//! the target as an arrival and, when a region starts there, enters it at
+//! once; every other exit stops at an instruction the interpreter executes
+//! first.
 //!
 //! **Code** ([`emit`]). Guest registers live in Cranelift variables (host
 //! registers) and every write is also stored to the register file at once,
@@ -41,6 +47,7 @@
 pub mod emit;
 pub mod region;
 
+use crate::cpu::Cpu;
 use crate::exec::fast::Uop;
 use crate::memory::{JitTlb, Memory};
 use emit::{Backend, Code};
@@ -60,6 +67,8 @@ pub type RegionFn = unsafe extern "C" fn(*mut JitCtx) -> u64;
 pub struct JitCtx {
     /// `cpu.r` (32 registers; `r[31]` is never written).
     pub regs: *mut u64,
+    /// The whole CPU, for the helpers that run an interpreter function.
+    pub cpu: *mut Cpu,
     /// The instruction budget left; updated on exit.
     pub left: u64,
     pub mem: *mut Memory,
@@ -69,6 +78,66 @@ pub struct JitCtx {
     /// Set by the slow-path helpers: 0 done, 1 not done (interpret it),
     /// 2 done but code changed (leave after it).
     pub status: u64,
+    /// Why the region returned: an [`Exit`] as a number.
+    pub exit: u64,
+}
+
+/// Why compiled code returned to the run loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Exit {
+    /// A direct branch or fall-through to code outside the region: the
+    /// run loop may enter compiled code at the target at once.
+    Branch = 0,
+    /// JMP/JSR/RET: likewise.
+    Indirect = 1,
+    /// The budget is too short for the next basic block: interpret.
+    Budget = 2,
+    /// An instruction without a compiled form: interpret it.
+    Interpret = 3,
+    /// A load or store the fast path cannot finish (miss refused,
+    /// unaligned, fault): interpret it.
+    Memory = 4,
+    /// A store changed code: resynchronise the decoded pages.
+    Code = 5,
+}
+
+impl Exit {
+    /// Every reason, in the order of [`JitStats::exits`].
+    pub const ALL: [Exit; 6] = [
+        Exit::Branch,
+        Exit::Indirect,
+        Exit::Budget,
+        Exit::Interpret,
+        Exit::Memory,
+        Exit::Code,
+    ];
+
+    fn from_u64(x: u64) -> Exit {
+        Exit::ALL
+            .get(x as usize)
+            .copied()
+            .unwrap_or(Exit::Interpret)
+    }
+
+    /// May the run loop enter compiled code at the exit's pc straight
+    /// away? Only after a control transfer: the other exits stop *at* an
+    /// instruction the interpreter must execute first.
+    #[inline(always)]
+    pub fn chains(self) -> bool {
+        matches!(self, Exit::Branch | Exit::Indirect)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Exit::Branch => "branch",
+            Exit::Indirect => "indirect",
+            Exit::Budget => "budget",
+            Exit::Interpret => "interpret",
+            Exit::Memory => "memory",
+            Exit::Code => "code-store",
+        }
+    }
 }
 
 /// Counters for reports and tests.
@@ -80,10 +149,52 @@ pub struct JitStats {
     pub insns: u64,
     /// Host code bytes produced.
     pub code_bytes: u64,
-    /// Nanoseconds spent compiling them (on whichever thread compiled).
+    /// CPU nanoseconds spent compiling them (on whichever thread compiled).
     pub compile_ns: u64,
     /// Times the code cache was dropped because it grew too large.
     pub resets: u64,
+    /// Entries into compiled code.
+    pub entries: u64,
+    /// Guest instructions retired in compiled code.
+    pub retired: u64,
+    /// Returns from compiled code, by [`Exit`] reason.
+    pub exits: [u64; 6],
+    /// Wall time from request to installation, summed and the largest
+    /// (background compiling: how late code arrives).
+    pub wait_ns: u64,
+    pub max_wait_ns: u64,
+}
+
+impl JitStats {
+    /// The `--jit-stats` report (one line) for a run of `total` guest
+    /// instructions.
+    pub fn report(&self, total: u64) -> String {
+        let pct = |x: u64| 100.0 * x as f64 / total.max(1) as f64;
+        let exits = Exit::ALL
+            .iter()
+            .map(|e| format!("{} {}", e.name(), self.exits[*e as usize]))
+            .collect::<Vec<_>>()
+            .join(", ");
+        format!(
+            "jit: {} regions compiled ({} guest instructions, {} KiB of host code, {:.1} ms compiling, {:.1} µs per guest instruction); \
+             {} of {} guest instructions retired compiled ({:.1}%); \
+             {} entries ({:.1} instructions each), exits: {exits}; \
+             code arrived {:.2} ms after asked on average (at most {:.1} ms); {} cache resets",
+            self.regions,
+            self.insns,
+            self.code_bytes.div_ceil(1024),
+            self.compile_ns as f64 / 1e6,
+            self.compile_ns as f64 / 1e3 / self.insns.max(1) as f64,
+            self.retired,
+            total,
+            pct(self.retired),
+            self.entries,
+            self.retired as f64 / self.entries.max(1) as f64,
+            self.wait_ns as f64 / 1e6 / self.regions.max(1) as f64,
+            self.max_wait_ns as f64 / 1e6,
+            self.resets,
+        )
+    }
 }
 
 /// Which region a compile request is for: head `idx` of decoded block
@@ -106,6 +217,8 @@ pub enum Compiled {
     Nothing,
 }
 
+// `Reset` is rare: the size of `Compile` costs nothing.
+#[allow(clippy::large_enum_variant)]
 enum Job {
     Compile {
         req: Request,
@@ -113,6 +226,7 @@ enum Job {
         region: Region,
         uops: Box<[Uop]>,
         base: u64,
+        asked: std::time::Instant,
     },
     /// Free all code compiled so far (the owner has forgotten it).
     Reset,
@@ -122,6 +236,7 @@ struct Done {
     req: Request,
     gen: u64,
     out: Option<Code>,
+    asked: std::time::Instant,
 }
 
 /// The background compiler thread's ends of the channels.
@@ -245,12 +360,21 @@ impl Jit {
             region,
             uops: uops.into(),
             base,
+            asked: std::time::Instant::now(),
         };
         if worker.jobs.send(job).is_err() {
             return Compiled::Nothing;
         }
         self.pending += 1;
         Compiled::Pending
+    }
+
+    /// Count one run of compiled code: `insns` retired, left for `why`.
+    #[inline(always)]
+    pub fn note(&mut self, insns: u64, why: Exit) {
+        self.stats.entries += 1;
+        self.stats.retired += insns;
+        self.stats.exits[why as usize] += 1;
     }
 
     fn install(&mut self, out: Option<Code>) -> Option<u32> {
@@ -291,6 +415,9 @@ impl Jit {
             };
             self.pending -= 1;
             if d.gen == self.gen {
+                let waited = d.asked.elapsed().as_nanos() as u64;
+                self.stats.wait_ns += waited;
+                self.stats.max_wait_ns = self.stats.max_wait_ns.max(waited);
                 let n = self.install(d.out);
                 done(d.req, n);
             }
@@ -333,6 +460,7 @@ fn spawn_worker() -> Worker {
                         region,
                         uops,
                         base,
+                        asked,
                     } => {
                         if backend.is_none() && !unavailable {
                             backend = Backend::new();
@@ -341,7 +469,13 @@ fn spawn_worker() -> Worker {
                         let out = backend
                             .as_mut()
                             .and_then(|b| b.compile(&region, &uops, base));
-                        if done_tx.send(Done { req, gen, out }).is_err() {
+                        let done = Done {
+                            req,
+                            gen,
+                            out,
+                            asked,
+                        };
+                        if done_tx.send(done).is_err() {
                             break;
                         }
                     }
@@ -363,31 +497,27 @@ fn spawn_worker() -> Worker {
     Worker { jobs, done }
 }
 
-/// Run compiled region `f` for `cpu`: returns the next pc to interpret and
-/// updates `left`.
+/// Run compiled region `f` for `cpu`: returns the next pc and why the
+/// region left, and updates `left`.
 ///
 /// # Safety
 /// `f` must be a region compiled from the current decoded code (the caller
-/// has synced the instruction cache), and `regs` must be the CPU's
-/// registers with `regs[31] == 0`.
+/// has synced the instruction cache), and `cpu.r[31]` must be zero.
 #[inline(never)]
-pub unsafe fn enter(
-    f: RegionFn,
-    regs: &mut [u64; 32],
-    mem: &mut Memory,
-    agent: usize,
-    left: &mut u64,
-) -> u64 {
+pub unsafe fn enter(f: RegionFn, cpu: &mut Cpu, mem: &mut Memory, left: &mut u64) -> (u64, Exit) {
     let tlb = mem.jit_tlb();
+    let agent = cpu.id;
     let mut ctx = JitCtx {
-        regs: regs.as_mut_ptr(),
+        regs: cpu.r.as_mut_ptr(),
+        cpu: cpu as *mut Cpu,
         left: *left,
         mem: mem as *mut Memory,
         tlb,
         agent: agent as u64,
         status: 0,
+        exit: Exit::Interpret as u64,
     };
     let pc = f(&mut ctx);
     *left = ctx.left;
-    pc
+    (pc, Exit::from_u64(ctx.exit))
 }

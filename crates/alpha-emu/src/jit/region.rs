@@ -2,12 +2,12 @@
 //! region holds (see the module documentation of [`crate::jit`]).
 
 use crate::exec::fast::{Uop, Writes, K};
+use crate::fp;
 use crate::memory::PAGE_SIZE;
+use alpha_isa::Op;
 
 /// Most instructions in one region.
 pub const MAX_REGION: usize = 512;
-/// Most instructions looked at when forming a region.
-const MAX_SCAN: usize = 2048;
 
 /// How a micro-op is compiled.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -20,12 +20,21 @@ pub(crate) enum Shape {
     Direct,
     /// JMP/JSR/RET: leaves the region.
     Indirect,
+    /// An instruction the interpreter's own function executes, called from
+    /// compiled code (floating point, CIX, MVI): it reports "would trap or
+    /// fault" without committing anything, and the region exits there.
+    Helper,
+    /// A floating-point conditional branch (the condition by a helper).
+    FCond,
     /// Not compiled: the region exits to the interpreter before it.
     Interpret,
 }
 
 pub(crate) fn shape(u: &Uop, bwx: bool) -> Shape {
     match u.kind {
+        K::Generic if is_fbranch(u.insn.op) => Shape::FCond,
+        K::Generic if is_hint(u.insn.op) => Shape::Straight,
+        K::Generic if helper_writes(u.insn.op).is_some() => Shape::Helper,
         K::Generic | K::EndOfPage => Shape::Interpret,
         K::Ldbu | K::Ldwu | K::Stb | K::Stw | K::SextbR | K::SextwR if !bwx => Shape::Interpret,
         K::Beq | K::Bne | K::Blt | K::Bge | K::Ble | K::Bgt | K::Blbc | K::Blbs => Shape::Cond,
@@ -35,8 +44,80 @@ pub(crate) fn shape(u: &Uop, bwx: bool) -> Shape {
     }
 }
 
+/// Barriers and cache hints: no effect on one CPU's view, nothing to emit
+/// (`exec::execute` does nothing for them either).
+pub(crate) fn is_hint(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        Trapb | Excb | Mb | Wmb | Fetch | FetchM | Ecb | Wh64 | Wh64en
+    )
+}
+
+/// Is `op` a floating-point conditional branch?
+pub(crate) fn is_fbranch(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Fbeq | Op::Fbne | Op::Fblt | Op::Fble | Op::Fbge | Op::Fbgt
+    )
+}
+
+/// For an instruction compiled as a helper call: `Some(true)` when it
+/// writes integer register Rc, `Some(false)` when it writes no integer
+/// register; `None` for instructions that are no helper call.
+pub(crate) fn helper_writes(op: Op) -> Option<bool> {
+    use Op::*;
+    match op {
+        Ftoit | Ftois => Some(true),
+        // FP loads and stores (through `Memory`, like the interpreter).
+        Ldt | Lds | Ldg | Ldf | Stt | Sts | Stg | Stf => Some(false),
+        op if fp::is_fp_operate(op) => Some(false),
+        op if is_cix_mvi(op) => Some(true),
+        _ => None,
+    }
+}
+
+/// The CIX and MVI operates (integer registers only).
+pub(crate) fn is_cix_mvi(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        Ctpop
+            | Ctlz
+            | Cttz
+            | Minub8
+            | Minsb8
+            | Minuw4
+            | Minsw4
+            | Maxub8
+            | Maxsb8
+            | Maxuw4
+            | Maxsw4
+            | Perr
+            | Pklb
+            | Pkwb
+            | Unpkbl
+            | Unpkbw
+    )
+}
+
+/// The target of the conditional or direct branch `u` at index `i` of the
+/// page at `base`.
+pub(crate) fn branch_target(u: &Uop, base: u64, i: usize) -> u64 {
+    if u.kind == K::Generic {
+        let next = base + 4 * i as u64 + 4;
+        next.wrapping_add((u.insn.disp as i64 as u64) << 2)
+    } else {
+        u.imm
+    }
+}
+
 /// The register a compiled micro-op writes, if any.
 pub(crate) fn dest(u: &Uop) -> Option<usize> {
+    if u.kind == K::Generic {
+        let rc = u.insn.rc & 31;
+        return (helper_writes(u.insn.op) == Some(true) && rc != 31).then_some(rc as usize);
+    }
     let r = match u.kind.writes() {
         Writes::Ra => u.ra,
         Writes::Rc => u.rc,
@@ -58,101 +139,51 @@ pub(crate) struct Region {
 }
 
 impl Region {
+    /// The region entered at `entry`: what the entry reaches in the page
+    /// by fall-through and direct branches (BSR included: a callee in the
+    /// same page is compiled in line), breadth first, so the nearest code
+    /// comes first when [`MAX_REGION`] cuts it off; instructions without a
+    /// compiled form, indirect jumps and the page end stop it.
     pub(crate) fn scan(uops: &[Uop], base: u64, entry: usize, bwx: bool) -> Option<Region> {
         let n = uops.len() - 1; // the last is the end-of-page sentinel
         if entry >= n || shape(&uops[entry], bwx) == Shape::Interpret {
             return None;
         }
         let inside = |t: Option<usize>| t.filter(|&t| t < n);
-        // Successors in the page: real ones, and the "virtual" one after a
-        // call (BSR, JSR): the region exits there, but the callee returns
-        // to the next instruction, so for finding loops it counts. (Not so
-        // after an instruction only the interpreter executes: a loop that
-        // needs the interpreter on every pass, say for floating point,
-        // runs faster interpreted than bouncing in and out.)
-        let edges = |i: usize| -> ([Option<usize>; 2], Option<usize>) {
-            let u = &uops[i];
-            let t = inside(in_page_index(base, u.imm));
-            let next = inside(Some(i + 1));
-            match shape(u, bwx) {
-                Shape::Straight => ([next, None], None),
-                Shape::Cond => ([t, next], None),
-                Shape::Direct if u.kind == K::Br => ([t, None], next),
-                Shape::Direct => ([t, None], None),
-                Shape::Indirect if u.kind == K::Jump => ([None, None], next),
-                Shape::Indirect => ([None, None], None),
-                Shape::Interpret => ([None, None], None),
-            }
-        };
-        // 1. What the entry reaches by real edges, and by any edge.
-        let reach = |with_virtual: bool| {
-            let mut seen = vec![false; n];
-            let mut work = vec![entry];
-            let mut count = 0;
-            seen[entry] = true;
-            while let Some(i) = work.pop() {
-                count += 1;
-                if count > MAX_SCAN {
-                    break;
-                }
-                let (real, virt) = edges(i);
-                let virt = if with_virtual { virt } else { None };
-                for s in real.into_iter().chain([virt]).flatten() {
-                    if !seen[s] {
-                        seen[s] = true;
-                        work.push(s);
-                    }
-                }
-            }
-            seen
-        };
-        let real = reach(false);
-        let any = reach(true);
-        // 2. What lies on a cycle through the entry: compiled code is for
-        // loops; code run once per arrival stays with the interpreter,
-        // which is cheaper than compiling it.
-        let mut back = vec![false; n];
-        loop {
-            let mut changed = false;
-            for i in (0..n).rev().filter(|&i| any[i]) {
-                if back[i] {
-                    continue;
-                }
-                let (real, virt) = edges(i);
-                if real
-                    .into_iter()
-                    .chain([virt])
-                    .flatten()
-                    .any(|s| s == entry || back[s])
-                {
-                    back[i] = true;
-                    changed = true;
-                }
-            }
-            if !changed {
-                break;
-            }
-        }
-        if !back[entry] {
-            return None;
-        }
-        // 3. Compile what the entry reaches on those cycles.
         let mut r = Region {
             entry,
             reached: vec![false; n + 1],
             leader: vec![false; n + 1],
-            count: 0,
+            count: 1,
             used: [false; 32],
             written: [false; 32],
             bwx,
         };
-        for i in 0..n {
+        r.reached[entry] = true;
+        let mut work = std::collections::VecDeque::from([entry]);
+        while let Some(i) = work.pop_front() {
             let u = &uops[i];
-            if !(real[i] && back[i]) || shape(u, bwx) == Shape::Interpret {
+            let t = inside(in_page_index(base, branch_target(u, base, i)));
+            let next = inside(Some(i + 1));
+            let succ = match shape(u, bwx) {
+                Shape::Straight | Shape::Helper => [next, None],
+                Shape::Cond | Shape::FCond => [t, next],
+                Shape::Direct => [t, None],
+                Shape::Indirect | Shape::Interpret => [None, None],
+            };
+            for s in succ.into_iter().flatten() {
+                if r.count < MAX_REGION && !r.reached[s] && shape(&uops[s], bwx) != Shape::Interpret
+                {
+                    r.reached[s] = true;
+                    r.count += 1;
+                    work.push_back(s);
+                }
+            }
+        }
+        for (i, u) in uops.iter().enumerate().take(n) {
+            if !r.reached[i] {
                 continue;
             }
-            r.reached[i] = true;
-            r.count += 1;
             for reg in [u.ra, u.rb, u.rc] {
                 r.used[reg as usize] = true;
             }
@@ -160,18 +191,15 @@ impl Region {
                 r.written[d] = true;
             }
         }
-        if r.count > MAX_REGION {
-            return None;
-        }
         r.leader[entry] = true;
         for i in (0..n).filter(|&i| r.reached[i]) {
             let s = shape(&uops[i], bwx);
-            if matches!(s, Shape::Cond | Shape::Direct) {
-                if let Some(t) = inside(in_page_index(base, uops[i].imm)) {
+            if matches!(s, Shape::Cond | Shape::FCond | Shape::Direct) {
+                if let Some(t) = inside(in_page_index(base, branch_target(&uops[i], base, i))) {
                     r.leader[t] = true;
                 }
             }
-            if s == Shape::Cond {
+            if matches!(s, Shape::Cond | Shape::FCond) {
                 r.leader[i + 1] = true;
             }
         }
@@ -195,7 +223,10 @@ impl Region {
             if !self.reached[i] || s == Shape::Interpret {
                 return i - start;
             }
-            if matches!(s, Shape::Cond | Shape::Direct | Shape::Indirect) {
+            if matches!(
+                s,
+                Shape::Cond | Shape::FCond | Shape::Direct | Shape::Indirect
+            ) {
                 return i - start + 1;
             }
             i += 1;

@@ -1496,14 +1496,7 @@ pub fn run_program(elf: &[u8], opts: &Options, host: &mut dyn Host) -> Result<Ex
     if opts.jit_stats {
         // Count what was still being compiled when the guest ended, too.
         p.machine.jit_wait();
-        let s = p.machine.jit_stats();
-        host.diag(&format!(
-            "jit: {} regions compiled ({} guest instructions, {} KiB of host code, {:.1} ms compiling)",
-            s.regions,
-            s.insns,
-            s.code_bytes.div_ceil(1024),
-            s.compile_ns as f64 / 1e6
-        ));
+        host.diag(&p.machine.jit_stats().report(p.insns));
     }
     Ok(exit)
 }
