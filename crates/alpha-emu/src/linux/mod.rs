@@ -6,7 +6,8 @@
 //! unaligned-access fix-ups (counted), signal frames, and signals whose
 //! default action ends the process with status 128+N and one diagnostic
 //! line. Threads block in system calls without stopping the others; all
-//! host I/O goes through [`Host`].
+//! host I/O goes through [`Host`]. Guest processes are host processes
+//! ([`process`]).
 
 pub mod errno;
 pub mod fs;
