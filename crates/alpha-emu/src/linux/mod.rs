@@ -1181,7 +1181,12 @@ impl Process {
                     // (a timed wait — poll, select — and rt_sigsuspend always
                     // fail EINTR, as those calls are never restarted).
                     self.unblock(i);
-                    let timed = self.threads[i].timeout_at.take().is_some();
+                    // poll, ppoll (pause), select, pselect6 are never
+                    // restarted after a handler, timed or not (v0 still
+                    // holds the call's number: the pc is on the callsys).
+                    let nr = self.machine.cpus[self.threads[i].cpu].r[0];
+                    let never_restarted = matches!(nr, 94 | 358 | 463 | 464);
+                    let timed = self.threads[i].timeout_at.take().is_some() || never_restarted;
                     let suspended = self.threads[i].saved_mask.is_some();
                     if act.flags & signal::SA_RESTART == 0 || timed || suspended {
                         let cpu = &mut self.machine.cpus[self.threads[i].cpu];
