@@ -523,6 +523,11 @@ pub fn wait4(p: &mut Process, pid: i64, status: u64, options: u64, rusage: u64) 
     if options & !WAIT_OPTIONS != 0 {
         return Outcome::Return(Err(EINVAL));
     }
+    if !p.procs.tree {
+        // Never forked: no guest children (and the host process's own
+        // children, when subword is embedded, are not the guest's).
+        return Outcome::Return(Err(ECHILD));
+    }
     let mut st = 0i32;
     // SAFETY: a zeroed rusage is a valid out-parameter.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
@@ -565,6 +570,9 @@ pub fn wait4(p: &mut Process, pid: i64, status: u64, options: u64, rusage: u64) 
 pub fn waitid(p: &mut Process, idtype: u64, id: u64, infop: u64, options: u64) -> Outcome {
     if options & !WAIT_OPTIONS != 0 || options & (0x2 | 0x4 | 0x8) == 0 || idtype > 3 {
         return Outcome::Return(Err(EINVAL));
+    }
+    if !p.procs.tree {
+        return Outcome::Return(Err(ECHILD));
     }
     // SAFETY: a zeroed siginfo is a valid out-parameter.
     let mut si: libc::siginfo_t = unsafe { std::mem::zeroed() };
