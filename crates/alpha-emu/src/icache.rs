@@ -205,6 +205,17 @@ impl ICache {
         self.jit.pending() != 0
     }
 
+    /// In the child of a host `fork`: a fresh compiler thread; regions that
+    /// were being compiled are asked for again when they get hot.
+    pub fn after_fork(&mut self) {
+        self.jit.after_fork();
+        for h in self.heads.iter().flat_map(|h| h.iter()) {
+            if h.get() == PENDING {
+                h.set(0);
+            }
+        }
+    }
+
     /// Install the regions the background compiler has finished.
     pub fn jit_poll(&mut self) {
         self.jit_collect(false);

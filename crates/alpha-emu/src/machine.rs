@@ -78,6 +78,11 @@ impl Machine {
         self.icache.jit_wait();
     }
 
+    /// Continue in the child of a host `fork` (see [`crate::jit::Jit::after_fork`]).
+    pub fn after_fork(&mut self) {
+        self.icache.after_fork();
+    }
+
     /// What the compiling tier has compiled so far.
     pub fn jit_stats(&self) -> crate::jit::JitStats {
         self.icache.jit_stats()

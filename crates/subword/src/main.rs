@@ -118,6 +118,9 @@ pub struct RunArgs {
     /// identity (pid, uid, gid) is fixed, instead of the host's.
     #[arg(long)]
     pub deterministic: bool,
+    /// Live processes the guest may fork at once, the whole tree counted (default 1024); at the cap fork fails with EAGAIN.
+    #[arg(long, value_parser = parse_u64)]
+    pub max_processes: Option<u64>,
     /// Wait for GDB on TCP PORT (127.0.0.1) before the first instruction (like qemu's -g).
     #[arg(long = "gdb", short = 'g', value_name = "PORT", value_parser = clap::value_parser!(u16))]
     pub gdb: Option<u16>,

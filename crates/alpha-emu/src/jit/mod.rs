@@ -352,6 +352,18 @@ impl Jit {
         }
     }
 
+    /// In the child of a host `fork`: the compiler thread did not survive
+    /// it, so forget its channel without touching it (its locks may have
+    /// been held by the thread that is gone) and start a fresh one on the
+    /// next request. Compiled code stays mapped in the child and usable.
+    pub fn after_fork(&mut self) {
+        if let Some(w) = self.worker.take() {
+            std::mem::forget(w);
+        }
+        self.pending = 0;
+        self.gen += 1;
+    }
+
     fn send(&mut self, req: Request, region: Region, uops: &[Uop], base: u64) -> Compiled {
         let worker = self.worker.get_or_insert_with(spawn_worker);
         let job = Job::Compile {

@@ -3,9 +3,10 @@
 //!
 //! Guest fds 0, 1 and 2 start as the [`super::Host`]'s streams; files and
 //! directories opened by the guest are host files; pipes are in-memory
-//! buffers inside the process (a guest cannot reach another host process);
-//! sockets and eventfds are host descriptors ([`super::net`]); timerfds and
-//! epoll instances are guest objects ([`super::epoll`]).
+//! buffers inside the process until it forks, when they become host pipes
+//! ([`super::process`]); sockets and eventfds are host descriptors
+//! ([`super::net`]); timerfds and epoll instances are guest objects
+//! ([`super::epoll`]).
 
 use std::collections::VecDeque;
 use std::fs::{File, Metadata};

@@ -6,13 +6,15 @@
 //! unaligned-access fix-ups (counted), signal frames, and signals whose
 //! default action ends the process with status 128+N and one diagnostic
 //! line. Threads block in system calls without stopping the others; all
-//! host I/O goes through [`Host`].
+//! host I/O goes through [`Host`]. Guest processes are host processes
+//! ([`process`]).
 
 pub mod epoll;
 pub mod errno;
 pub mod fs;
 pub mod mm;
 pub mod net;
+pub mod process;
 pub mod procfs;
 pub mod signal;
 pub mod stack;
@@ -215,6 +217,9 @@ pub struct Options {
     /// a fixed identity instead of the host's time, pid and uid
     /// (`alpha run --deterministic`; the explorer always sets it).
     pub deterministic: bool,
+    /// Live processes a process tree may hold besides its root
+    /// (`--max-processes`); [`process::DEFAULT_MAX_PROCESSES`] when `None`.
+    pub max_processes: Option<u32>,
 }
 
 impl Options {
@@ -232,6 +237,7 @@ impl Options {
             jit: Some(crate::icache::DEFAULT_JIT_THRESHOLD),
             jit_stats: false,
             deterministic: false,
+            max_processes: None,
         }
     }
 }
@@ -356,6 +362,8 @@ pub enum Wait {
     Writable(u64),
     /// The guest clock ([`Process::clock_ns`]) reaches this many ns.
     Deadline(u64),
+    /// A child (`wait4`'s pid encoding) has a status to report.
+    Child(i32),
 }
 
 /// Why a thread is not running.
@@ -458,6 +466,11 @@ pub struct Process {
     pub deterministic: bool,
     /// The process's ids and umask.
     pub id: Identity,
+    /// The options it was started with (`execve` starts the new program
+    /// with them).
+    pub opts: Options,
+    /// Its place in the host process tree ([`process`]).
+    pub procs: process::Procs,
 }
 
 /// What [`Process::probe`] found for one wait.
@@ -640,6 +653,8 @@ impl Process {
             }),
             deterministic: opts.deterministic,
             id,
+            opts: opts.clone(),
+            procs: process::Procs::new(opts.max_processes),
         })
     }
 
@@ -696,7 +711,27 @@ impl Process {
             cmdline: self.cmdline.clone(),
             deterministic: self.deterministic,
             id: self.id,
+            opts: self.opts.clone(),
+            procs: self.procs.clone(),
         }
+    }
+
+    /// [`Process::new`] for a program read from host path `host` (`execve`):
+    /// `/proc/self/exe` and the diagnostics name that file.
+    pub fn new_with_path(
+        elf: &[u8],
+        opts: &Options,
+        host: &std::path::Path,
+    ) -> Result<Process, String> {
+        let mut p = Process::new(elf, opts)?;
+        let exe = std::fs::canonicalize(host).unwrap_or_else(|_| host.to_path_buf());
+        p.exe_path = exe.clone();
+        p.objects[0].path = exe;
+        p.comm = host
+            .file_name()
+            .map(|s| s.to_string_lossy().chars().take(15).collect())
+            .unwrap_or_default();
+        Ok(p)
     }
 
     fn insn_text(&self, pc: u64) -> String {
@@ -788,6 +823,7 @@ impl Process {
                 }
             }
             self.tick();
+            self.forward_host_signals();
             if self.threads[self.cur].state != ThreadState::Runnable {
                 match self.pick_next(self.cur) {
                     Some(t) => self.cur = t,
@@ -830,6 +866,11 @@ impl Process {
                 Ok(ev) => ev,
                 Err(exit) => return exit,
             };
+            if t >= self.threads.len() {
+                // execve replaced the process: its one thread runs next.
+                self.cur = 0;
+                continue;
+            }
             if matches!(ev, Event::BudgetExhausted)
                 || std::mem::take(&mut self.yield_now)
                 || self.threads[t].state != ThreadState::Runnable
@@ -897,6 +938,20 @@ impl Process {
         if woke {
             return true;
         }
+        // In a process tree a host signal (another process's kill, a
+        // child's exit) can wake a thread too: its self-pipe is polled.
+        if block && self.procs.tree {
+            if let Some(fd) = process::wake_fd() {
+                polls.push((
+                    usize::MAX,
+                    libc::pollfd {
+                        fd,
+                        events: libc::POLLIN,
+                        revents: 0,
+                    },
+                ));
+            }
+        }
         // A sleeper's or a timer's deadline ([`time`]) bounds the wait too.
         let timed = if block { self.next_time_event() } else { None };
         if polls.is_empty() && nearest.is_none() {
@@ -924,7 +979,11 @@ impl Process {
         if n > 0 {
             for (k, f) in fds.iter().enumerate() {
                 let t = polls[k].0;
-                if f.revents != 0 && self.threads[t].state == ThreadState::Blocked {
+                if f.revents != 0 && t == usize::MAX {
+                    // The run loop queues the caught signals next.
+                    process::drain_wake();
+                    woke = true;
+                } else if f.revents != 0 && self.threads[t].state == ThreadState::Blocked {
                     self.unblock(t);
                     woke = true;
                 }
@@ -960,6 +1019,12 @@ impl Process {
     fn probe(&self, host: &dyn Host, w: Wait) -> Probe {
         let (fd, events) = match w {
             Wait::Deadline(ns) => return Probe::At(ns),
+            Wait::Child(pid) => {
+                return match (process::child_ready(pid), process::wake_fd()) {
+                    (false, Some(fd)) => Probe::Host(fd, libc::POLLIN),
+                    _ => Probe::Ready,
+                }
+            }
             Wait::Readable(fd) => (fd, libc::POLLIN),
             Wait::Writable(fd) => (fd, libc::POLLOUT),
         };
@@ -1186,7 +1251,12 @@ impl Process {
                     // (a timed wait — poll, select — and rt_sigsuspend always
                     // fail EINTR, as those calls are never restarted).
                     self.unblock(i);
-                    let timed = self.threads[i].timeout_at.take().is_some();
+                    // poll, ppoll (pause), select, pselect6 are never
+                    // restarted after a handler, timed or not (v0 still
+                    // holds the call's number: the pc is on the callsys).
+                    let nr = self.machine.cpus[self.threads[i].cpu].r[0];
+                    let never_restarted = matches!(nr, 94 | 358 | 463 | 464);
+                    let timed = self.threads[i].timeout_at.take().is_some() || never_restarted;
                     let suspended = self.threads[i].saved_mask.is_some();
                     if act.flags & signal::SA_RESTART == 0 || timed || suspended {
                         let cpu = &mut self.machine.cpus[self.threads[i].cpu];
@@ -1493,10 +1563,14 @@ pub fn run_program(elf: &[u8], opts: &Options, host: &mut dyn Host) -> Result<Ex
         }
     }
     let exit = p.run(host, opts.max_insns);
+    p.leave_tree(&exit);
     if opts.jit_stats {
         // Count what was still being compiled when the guest ended, too.
         p.machine.jit_wait();
         host.diag(&p.machine.jit_stats().report(p.insns));
     }
+    // A forked child dies by its guest's fatal signal, so that the guest
+    // parent's wait4 sees the signal (only ever in a forked child).
+    process::die_by_signal(&p, &exit);
     Ok(exit)
 }

@@ -40,13 +40,15 @@ const AT_EMPTY_PATH: u64 = 0x1000;
 /// (number, name, argument kinds) for `--strace`. Kinds: `c` a clock id,
 /// `w` an itimer, `T` timer flags, `t` a timespec's contents, `d` decimal,
 /// `x` hex, `s` string, `f` fd or AT_FDCWD, `o` octal, `O` open flags,
-/// `P` PROT_ bits, `M` MAP_ flags (spelled as qemu's -strace spells them).
+/// `P` PROT_ bits, `M` MAP_ flags (spelled as qemu's -strace spells them),
+/// `C` clone flags, `W` wait options, `S` a signal, `A` a string array.
 const TABLE: &[(u64, &str, &str)] = &[
     (1, "exit", "d"),
     (3, "read", "dxd"),
     (4, "write", "dxd"),
     (6, "close", "d"),
-    (7, "osf_wait4", "dxdx"),
+    (2, "fork", ""),
+    (7, "osf_wait4", "dxWx"),
     (10, "unlink", "s"),
     (12, "chdir", "s"),
     (17, "brk", "x"),
@@ -54,7 +56,11 @@ const TABLE: &[(u64, &str, &str)] = &[
     (20, "getxpid", ""),
     (24, "getxuid", ""),
     (33, "access", "sd"),
-    (37, "kill", "dd"),
+    (37, "kill", "dS"),
+    (39, "setpgid", "dd"),
+    (59, "execve", "sAA"),
+    (66, "vfork", ""),
+    (147, "setsid", ""),
     (41, "dup", "d"),
     (42, "pipe", ""),
     (45, "open", "sOo"),
@@ -91,7 +97,7 @@ const TABLE: &[(u64, &str, &str)] = &[
     (235, "sigaltstack", "xx"),
     (256, "osf_getsysinfo", "dxdxx"),
     (257, "osf_setsysinfo", "dxdxx"),
-    (312, "clone", "xxxxx"),
+    (312, "clone", "Cxxxx"),
     (334, "sched_yield", ""),
     (339, "uname", "x"),
     (340, "nanosleep", "tx"),
@@ -115,23 +121,23 @@ const TABLE: &[(u64, &str, &str)] = &[
     (357, "rt_sigsuspend", "xd"),
     (358, "select", "dxxxx"),
     (359, "gettimeofday", "xx"),
-    (365, "wait4", "dxdx"),
+    (365, "wait4", "dxWx"),
     (367, "getcwd", "xd"),
     (377, "getdents64", "dxd"),
     (372, "getresgid", "xxx"),
     (378, "gettid", ""),
-    (381, "tkill", "dd"),
+    (381, "tkill", "dS"),
     (394, "futex", "xdxxxx"),
     (405, "exit_group", "d"),
     (411, "set_tid_address", "x"),
     (420, "clock_gettime", "cx"),
     (421, "clock_getres", "cx"),
     (422, "clock_nanosleep", "cTtx"),
-    (424, "tgkill", "ddd"),
+    (424, "tgkill", "ddS"),
     (425, "stat64", "sx"),
     (426, "lstat64", "sx"),
     (427, "fstat64", "dx"),
-    (438, "waitid", "ddxdx"),
+    (438, "waitid", "ddxWx"),
     (447, "fdatasync", "d"),
     (450, "openat", "fsOo"),
     (451, "mkdirat", "fso"),
@@ -352,6 +358,10 @@ fn strace_args(p: &Process, nr: u64, a: &[u64; 6]) -> String {
             'P' if v == 0 => "PROT_NONE".to_string(),
             'P' => flag_names(v, 4, PROT_FLAGS, ["", "", "", ""]),
             'M' => flag_names(v, 4, MAP_FLAGS, ["", "", "", ""]),
+            'C' => super::process::clone_flag_names(v),
+            'W' => super::process::wait_option_names(v),
+            'S' if (1..=signal::NSIG as u64).contains(&v) => signal::name(v as u8),
+            'A' if v != 0 => super::process::strace_str_array(p, v),
             's' => match read_cstr(p, v) {
                 Ok(s) => format!("\"{}\"", String::from_utf8_lossy(&s)),
                 Err(_) => format!("0x{v:x}"),
@@ -501,12 +511,14 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
         },
         // getpgrp, getpgid(0), getsid(0): the host's process group and
         // session (the pid under --deterministic); other pids are not ours.
-        63 => R(Ok(pgrp_sid(p, false))),
-        233 | 234 if a[0] != 0 && a[0] != p.id.pid as u64 => R(Err(ESRCH)),
-        233 => R(Ok(pgrp_sid(p, false))),
-        234 => R(Ok(pgrp_sid(p, true))),
+        39 | 63 | 147 | 233 | 234 => R(super::process::pgrp_call(p, nr, a)),
         // wait4/waitid: the guest has no child processes (no fork).
-        7 | 365 | 438 => R(Err(ECHILD)),
+        2 => super::process::fork(p, c, 0, [0; 6]),
+        66 => super::process::fork(p, c, super::process::CLONE_VFORK, [0; 6]),
+        59 => super::process::execve(p, a[0], a[1], a[2]),
+        7 => super::process::wait4(p, a[0] as i64, a[1], a[2], 0),
+        365 => super::process::wait4(p, a[0] as i64, a[1], a[2], a[3]),
+        438 => super::process::waitid(p, a[0], a[1], a[2], a[3]),
         33 => R(access(p, AT_FDCWD, a[0], a[1])),
         462 | 549 => R(access(p, a[0], a[1], a[2])),
         37 => R(kill(p, a[0] as i64, a[1], false)),
@@ -1699,20 +1711,6 @@ fn fsync(p: &mut Process, host: &dyn Host, fd: u64) -> Result<u64, u64> {
 }
 
 /// The process group (or with `sid` the session) id.
-fn pgrp_sid(p: &Process, sid: bool) -> u64 {
-    if p.deterministic {
-        return p.id.pid as u64;
-    }
-    // SAFETY: getpgrp/getsid(0) have no preconditions.
-    (unsafe {
-        if sid {
-            libc::getsid(0)
-        } else {
-            libc::getpgrp()
-        }
-    }) as u64
-}
-
 fn uname(p: &mut Process, buf: u64) -> Result<u64, u64> {
     // struct new_utsname: six 65-byte fields.
     let fields = [
@@ -1768,6 +1766,10 @@ fn getrandom(p: &mut Process, buf: u64, len: u64) -> Result<u64, u64> {
 fn kill(p: &mut Process, target: i64, sig: u64, thread: bool) -> Result<u64, u64> {
     if sig > signal::NSIG as u64 {
         return Err(EINVAL);
+    }
+    let own_group = target == 0 && p.procs.tree;
+    if !thread && (own_group || (target != p.id.pid as i64 && target != 0 && target != -1)) {
+        return super::process::kill_other(target, sig);
     }
     let ok = if thread {
         p.threads
@@ -1845,6 +1847,7 @@ fn rt_sigaction(
         {
             p.signals.pending.retain(|i| i.signo as u64 != sig);
         }
+        super::process::sync_host_action(p, sig as u8);
     }
     Ok(0)
 }

@@ -1,5 +1,6 @@
-//! Threads: `clone` with the flags glibc's pthread_create uses, `futex`,
-//! and thread exit. Each guest thread runs on its own CPU of the machine;
+//! Threads: `clone` with the flags glibc's pthread_create uses (other
+//! clones are new processes, [`super::process::fork`]), `futex`, and
+//! thread exit. Each guest thread runs on its own CPU of the machine;
 //! the run loop in [`super::Process::run`] switches between runnable
 //! threads round-robin every `quantum` instructions (`pick_next` is the
 //! single scheduling decision, so a schedule explorer can replace it).
@@ -23,8 +24,13 @@ pub const MAX_THREADS: usize = 256;
 /// order on Alpha, as glibc's sysdeps/unix/sysv/linux/alpha/clone.S passes it).
 pub fn clone(p: &mut Process, c: usize, a: [u64; 6]) -> Outcome {
     let (flags, newsp, ptid, ctid, tls) = (a[0], a[1], a[2], a[3], a[4]);
-    if flags & CLONE_VM == 0 || flags & CLONE_THREAD == 0 {
-        // fork/vfork-style clones would need a second address space.
+    if flags & CLONE_VM == 0 || flags & super::process::CLONE_VFORK != 0 {
+        // A new process: a host fork (CLONE_VM|CLONE_VFORK, posix_spawn's
+        // clone, is a fork whose parent waits for the child's execve).
+        return super::process::fork(p, c, flags, a);
+    }
+    if flags & CLONE_THREAD == 0 {
+        // A second thread group sharing the address space.
         return Outcome::Return(Err(ENOSYS));
     }
     if p.threads.len() >= MAX_THREADS {

@@ -140,6 +140,15 @@ pub fn run(a: RunArgs) -> CmdResult {
         }
         opts.quantum = Some(q);
     }
+    opts.max_processes = match a.max_processes {
+        Some(n) if n > u32::MAX as u64 => {
+            return Err(Failure(format!(
+                "--max-processes {n}: must be at most {}",
+                u32::MAX
+            )))
+        }
+        n => n.map(|n| n as u32),
+    };
     opts.envp = guest_env(&a.set_env, &a.unset_env)?;
     let exit = match a.gdb {
         Some(port) => {

@@ -1,0 +1,462 @@
+//! Guest processes as host processes: `crates/subword/tests/c/procs/procs.c`
+//! (one probe per argument; only the parent prints, after it reaped the
+//! child, so every run prints one order) is built for ev4, ev56 and ev67,
+//! static (`-Wl,--no-relax`) and dynamic, and run under `subword alpha run`
+//! and, as the check that each expectation is what Linux does, under
+//! `qemu-alpha` (`-L` the Alpha sysroot for the dynamic builds). Rows that
+//! make the guest run a *second Alpha program* (execve, `#!` scripts,
+//! posix_spawn, system) are asserted for subword only: qemu-alpha passes
+//! execve to the host kernel, which cannot run an Alpha binary without
+//! binfmt_misc, so those rows compare against the expected text instead.
+//! The fork bomb runs under subword only (under qemu it is a real one).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+const MODELS: [&str; 3] = ["ev4", "ev56", "ev67"];
+const SYSROOT: &str = "/usr/alpha-linux-gnu";
+
+struct Bins {
+    /// (model, static?, path)
+    procs: Vec<(String, bool, PathBuf)>,
+    /// A static stand-in `/bin/sh` (`mini_sh.c`).
+    mini_sh: PathBuf,
+    dir: PathBuf,
+}
+
+fn bins() -> Option<&'static Bins> {
+    static BINS: OnceLock<Option<Bins>> = OnceLock::new();
+    BINS.get_or_init(|| {
+        let gcc = testkit::alpha_gcc("alpha_linux_procs")?;
+        let dir = testkit::scratch_dir("alpha_linux_procs");
+        let src_dir = testkit::workspace_root().join("crates/subword/tests/c/procs");
+        let src = std::fs::read_to_string(src_dir.join("procs.c")).expect("procs.c");
+        let mut procs = Vec::new();
+        for m in MODELS {
+            let cpu = format!("-mcpu={m}");
+            for stat in [true, false] {
+                let mut flags = vec![cpu.as_str()];
+                if stat {
+                    flags.extend(["-static", "-Wl,--no-relax"]);
+                }
+                let name = format!("procs-{m}-{}", if stat { "static" } else { "dynamic" });
+                procs.push((
+                    m.to_string(),
+                    stat,
+                    testkit::compile_c(&gcc, &dir, &name, &src, &flags),
+                ));
+            }
+        }
+        let sh = std::fs::read_to_string(src_dir.join("mini_sh.c")).expect("mini_sh.c");
+        let mini_sh =
+            testkit::compile_c(&gcc, &dir, "mini_sh", &sh, &["-static", "-Wl,--no-relax"]);
+        Some(Bins {
+            procs,
+            mini_sh,
+            dir,
+        })
+    })
+    .as_ref()
+}
+
+fn subword(model: &str, stat: bool, extra: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_subword"));
+    c.args(["alpha", "run", "--cpu", model]);
+    if !stat {
+        c.args(["--sysroot", SYSROOT]);
+    }
+    c.args(extra);
+    c
+}
+
+fn qemu(model: &str, stat: bool) -> Option<Command> {
+    let q = testkit::require_tool("alpha_linux_procs", "qemu-alpha", "qemu-user")?;
+    let mut c = Command::new(q);
+    c.args(["-cpu", model]);
+    if !stat {
+        c.args(["-L", SYSROOT]);
+    }
+    Some(c)
+}
+
+/// Run with a one-minute watchdog: a hang fails the test instead of stalling it.
+fn run(mut c: Command) -> Output {
+    let child = c
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let pid = child.id() as i32;
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let d = done.clone();
+    std::thread::spawn(move || {
+        for _ in 0..600 {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            if d.load(std::sync::atomic::Ordering::SeqCst) {
+                return;
+            }
+        }
+        // SAFETY: kill has no memory preconditions.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    });
+    let o = child.wait_with_output().expect("wait");
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    o
+}
+
+fn text(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Run `args` under subword (and qemu-alpha with `qemu_too`) for every
+/// build; each must print `expect` (with `{bin}` the binary's path) and
+/// exit with `status`.
+fn check(args: &[&str], extra: &[&str], qemu_too: bool, expect: &str, status: i32) {
+    let Some(b) = bins() else { return };
+    for (m, stat, bin) in &b.procs {
+        let want = expect.replace("{bin}", &bin.display().to_string());
+        let mut runs = vec![("subword", subword(m, *stat, extra))];
+        if qemu_too {
+            if let Some(q) = qemu(m, *stat) {
+                runs.push(("qemu-alpha", q));
+            }
+        }
+        for (who, mut c) in runs {
+            c.arg(bin).args(args);
+            let o = run(c);
+            let what = format!("{who} {m} static={stat} {args:?}");
+            assert_eq!(
+                text(&o),
+                want,
+                "{what}\nstderr: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            assert_eq!(o.status.code(), Some(status), "{what}");
+        }
+    }
+}
+
+#[test]
+fn fork_child_exit_codes_reach_waitpid() {
+    check(
+        &["fork-exit"],
+        &[],
+        true,
+        "child: exited 7\nsecond child: exited 0\n",
+        0,
+    );
+}
+
+#[test]
+fn fork_child_killed_by_a_signal_reports_the_alpha_signal_number() {
+    check(
+        &["fork-signal"],
+        &[],
+        true,
+        "raise SIGUSR1: killed by signal 30\nnull store: killed by signal 11\nabort: killed by signal 6\n",
+        0,
+    );
+}
+
+#[test]
+fn pipe_carries_bytes_both_ways_across_fork_including_those_buffered_before() {
+    check(
+        &["pipe"],
+        &[],
+        true,
+        "child: exited 0\nparent read 41 bytes:\nwritten before fork\nhello from the child\n\
+         after the child's exit read gives 0\n",
+        0,
+    );
+}
+
+#[test]
+fn getppid_in_the_child_is_the_parents_pid() {
+    check(
+        &["getppid"],
+        &[],
+        true,
+        "fork returned a pid other than ours: 1\nchild (0: getppid is the parent, getpid is new): exited 0\n",
+        0,
+    );
+}
+
+#[test]
+fn setsid_setpgid_getpgid_getsid_follow_the_host() {
+    check(
+        &["pgrp"],
+        &[],
+        true,
+        "child (15: setsid, getpgid, getsid, setpgid agree): exited 15\ngetpgid(-5): -1 ESRCH\n",
+        0,
+    );
+}
+
+#[test]
+fn wait4_waitid_wnohang_wnowait_echild_and_efault() {
+    check(
+        &["wait"],
+        &[],
+        true,
+        "waitpid with no child: -1 ECHILD\n\
+         WNOHANG while it runs: 0\n\
+         waitid WNOWAIT: 0 signo SIGCHLD code CLD_EXITED status 3 pid ok 1\n\
+         waitid: 0 status 3 pid ok 1\n\
+         then waitpid: -1 ECHILD\n\
+         waitid of a killed child: code CLD_KILLED status 15\n\
+         wait4 into a bad status pointer: -1 EFAULT\n\
+         then: -1 ECHILD\n",
+        0,
+    );
+}
+
+#[test]
+fn sigchld_handler_runs_when_a_child_exits() {
+    check(
+        &["sigchld"],
+        &[],
+        true,
+        "SIGCHLD handler ran with signal 20\nchild: exited 4\n",
+        0,
+    );
+}
+
+#[test]
+fn kill_reaches_a_child_handler_default_and_ignore() {
+    check(
+        &["kill"],
+        &[],
+        true,
+        "kill SIGUSR1: 0\nchild with a SIGUSR1 handler: exited 42\nkill SIGTERM: 0\n\
+         pausing child: killed by signal 15\nchild ignoring SIGTERM: exited 6\n\
+         kill of a reaped pid: -1 ESRCH\n",
+        0,
+    );
+}
+
+#[test]
+fn vfork_child_exit_reaches_the_parent() {
+    check(&["vfork"], &[], true, "vfork child: exited 5\n", 0);
+}
+
+#[test]
+fn execve_runs_the_new_program_in_the_same_pid_with_fds_and_ignored_signals_kept() {
+    // subword only: qemu-alpha hands execve to the host kernel (see above).
+    let Some(b) = bins() else { return };
+    for (m, stat, bin) in &b.procs {
+        let mut c = subword(m, *stat, &[]);
+        c.arg(bin).arg("exec").arg(bin);
+        let o = run(c);
+        let want = format!(
+            "argv[0] = {}\nargv[1] = show-args\nargv[2] = two words\nsame pid after execve: 1\n\
+             PROCS_X = from execve\nfd 5 open: 1, fd 6 open: 0\n\
+             SIGINT ignored: 1, SIGUSR1 default: 1\nexec'd child: exited 11\n",
+            bin.display()
+        );
+        assert_eq!(
+            text(&o),
+            want,
+            "{m} static={stat}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(o.status.code(), Some(0));
+    }
+}
+
+#[test]
+fn execve_of_a_script_runs_its_interpreter_with_the_optional_argument() {
+    let Some(b) = bins() else { return };
+    for (m, stat, bin) in &b.procs {
+        let script = b.dir.join(format!("script-{m}-{stat}"));
+        std::fs::write(
+            &script,
+            format!("#!{} show-args\necho not a shell\n", bin.display()),
+        )
+        .unwrap();
+        set_mode(&script, 0o755);
+        let mut c = subword(m, *stat, &[]);
+        c.arg(bin).arg("exec").arg(&script);
+        let o = run(c);
+        let want = format!(
+            "argv[0] = {}\nargv[1] = show-args\nargv[2] = {}\nargv[3] = show-args\n\
+             argv[4] = two words\nsame pid after execve: 1\nPROCS_X = from execve\n\
+             fd 5 open: 1, fd 6 open: 0\nSIGINT ignored: 1, SIGUSR1 default: 1\n\
+             exec'd child: exited 11\n",
+            bin.display(),
+            script.display()
+        );
+        assert_eq!(
+            text(&o),
+            want,
+            "{m} static={stat}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+fn set_mode(p: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+#[test]
+fn execve_errors_are_enoent_eacces_enoexec_efault_and_the_caller_goes_on() {
+    let Some(b) = bins() else { return };
+    let noexec = b.dir.join("not-executable");
+    std::fs::write(&noexec, "data\n").unwrap();
+    set_mode(&noexec, 0o644);
+    let garbage = b.dir.join("garbage");
+    std::fs::write(&garbage, "\x01\x02 no format at all\n").unwrap();
+    set_mode(&garbage, 0o755);
+    let dir = b.dir.display().to_string();
+    let (ne, ga) = (noexec.display().to_string(), garbage.display().to_string());
+    let common =
+        "execve #0: -1 ENOENT\nexecve #1: -1 EACCES\nexecve #2: -1 ENOEXEC\nexecve #3: -1 EACCES\n";
+    let tail = "execve of a bad pointer: -1 EFAULT\nexecve with a bad argv string: -1 EFAULT\nstill running\n";
+    // Under qemu-alpha and Linux alike.
+    check(
+        &["exec-errors", &ne, &ga, &dir],
+        &[],
+        true,
+        &format!("{common}{tail}"),
+        0,
+    );
+    // A host (x86-64) ELF is not an Alpha program: ENOEXEC (qemu-alpha
+    // would hand it to the host kernel and run it).
+    let host_elf = std::env::current_exe().unwrap().display().to_string();
+    check(
+        &["exec-errors", &ne, &ga, &dir, &host_elf],
+        &[],
+        false,
+        &format!("{common}execve #4: -1 ENOEXEC\n{tail}"),
+        0,
+    );
+}
+
+#[test]
+fn posix_spawn_runs_a_second_program_and_reports_a_missing_one() {
+    let Some(b) = bins() else { return };
+    for (m, stat, bin) in &b.procs {
+        let mut c = subword(m, *stat, &[]);
+        c.arg(bin).arg("posix_spawn").arg(bin);
+        let o = run(c);
+        let want = format!(
+            "argv[0] = {}\nargv[1] = show-args\nargv[2] = spawned\nPROCS_X = spawned\n\
+             fd 5 open: 0, fd 6 open: 0\nSIGINT ignored: 0, SIGUSR1 default: 1\n\
+             posix_spawn: 0\nspawned: exited 11\nposix_spawn of a missing program fails: 1\n",
+            bin.display()
+        );
+        assert_eq!(
+            text(&o),
+            want,
+            "{m} static={stat}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+/// A sysroot holding the Alpha libraries and, with `sh`, `/bin/sh`.
+fn sysroot(b: &Bins, name: &str, sh: bool) -> PathBuf {
+    let root = b.dir.join(name);
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(root.join("bin")).unwrap();
+    std::os::unix::fs::symlink(Path::new(SYSROOT).join("lib"), root.join("lib")).unwrap();
+    if sh {
+        std::fs::copy(&b.mini_sh, root.join("bin/sh")).unwrap();
+        set_mode(&root.join("bin/sh"), 0o755);
+    }
+    root
+}
+
+#[test]
+fn system_without_a_shell_in_the_sysroot_returns_127() {
+    let Some(b) = bins() else { return };
+    let root = sysroot(b, "root-no-sh", false);
+    for (m, _, bin) in &b.procs {
+        let mut c = subword(m, true, &["--sysroot", root.to_str().unwrap()]);
+        c.arg(bin).arg("system").arg("echo hi");
+        let o = run(c);
+        assert_eq!(
+            text(&o),
+            "system: exited 127\n",
+            "{m}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
+
+#[test]
+fn system_runs_the_sysroots_bin_sh_which_runs_the_command() {
+    let Some(b) = bins() else { return };
+    let root = sysroot(b, "root-sh", true);
+    for (m, _, bin) in &b.procs {
+        let mut c = subword(m, true, &["--sysroot", root.to_str().unwrap()]);
+        let cmd = format!("{} show-args", bin.display());
+        c.arg(bin).arg("system").arg(&cmd);
+        let o = run(c);
+        let out = text(&o);
+        assert!(
+            out.starts_with(&format!(
+                "argv[0] = {}\nargv[1] = show-args\n",
+                bin.display()
+            )),
+            "{m}: {out} {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(out.ends_with("system: exited 11\n"), "{m}: {out}");
+    }
+}
+
+#[test]
+fn fork_bomb_is_capped_by_max_processes_with_eagain() {
+    let Some(b) = bins() else { return };
+    for (m, stat, bin) in &b.procs {
+        let mut c = subword(m, *stat, &["--max-processes", "5"]);
+        c.arg(bin).arg("forkbomb");
+        let o = run(c);
+        assert_eq!(
+            text(&o),
+            "fork 6 failed: EAGAIN\nreaped 5 of 5\nfork after reaping: ok\n",
+            "{m} static={stat}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(o.status.code(), Some(0));
+    }
+}
+
+#[test]
+fn strace_names_fork_wait_and_kill_arguments() {
+    let Some(b) = bins() else { return };
+    let (m, stat, bin) = &b.procs[0];
+    let mut c = subword(m, *stat, &["--strace"]);
+    c.arg(bin).arg("kill");
+    let o = run(c);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(" clone(CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD,"),
+        "{err}"
+    );
+    assert!(err.contains(",SIGUSR1) = 0"), "{err}");
+    assert!(err.contains(",SIGTERM) = 0"), "{err}");
+    assert!(err.contains(" wait4("), "{err}");
+}
+
+#[test]
+fn max_processes_out_of_range_is_one_line_and_status_2() {
+    let o = Command::new(env!("CARGO_BIN_EXE_subword"))
+        .args([
+            "alpha",
+            "run",
+            "--max-processes",
+            "99999999999",
+            "/bin/true",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(e.starts_with("subword: --max-processes"), "{e}");
+}
