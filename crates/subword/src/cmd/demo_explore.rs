@@ -7,54 +7,18 @@
 use crate::{CmdResult, ExploreArgs, Failure};
 use clap::Parser;
 
-/// The program: `_start` clones a thread (CLONE_VM|CLONE_FS|CLONE_FILES|
-/// CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM, as pthread_create asks); the
-/// parent stores 0xaa into byte 0 of `pair`, the thread 0xbb into byte 1
-/// and then sets `done`, which the parent waits for before exit_group.
-/// `STORE_BYTE` is the body of `store_byte` (`*(char *)$16 = $17`).
+/// The program (`tests/c/explore_cli/byte_pair.s`, which the explorer's
+/// tests assemble too): `_start` clones a thread (CLONE_VM|CLONE_FS|
+/// CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM, as pthread_create
+/// asks); the parent stores 0xaa into byte 0 of `pair`, the thread 0xbb into
+/// byte 1 and then sets `done`, which the parent waits for before
+/// exit_group. `store_byte` (`*(char *)$16 = $17`) is the file's pre-BWX
+/// body, or `STORE_BYTE` in its place.
 fn program(store_byte: &str) -> String {
-    format!(
-        "        .set noat
-        .text
-        .globl _start
-_start:
-        ldiq    $16, 0x50f00
-        lda     $17, stack_top
-        lda     $0, 312                 # __NR_clone
-        callsys
-        beq     $0, child
-        lda     $16, pair
-        lda     $17, 0xaa
-        bsr     $26, store_byte
-1:      ldq     $1, done
-        beq     $1, 1b
-        lda     $16, 0
-        lda     $0, 405                 # __NR_exit_group
-        callsys
-child:
-        lda     $16, pair
-        addq    $16, 1, $16
-        lda     $17, 0xbb
-        bsr     $26, store_byte
-        lda     $1, done
-        lda     $2, 1
-        stq     $2, 0($1)
-        lda     $16, 0
-        lda     $0, 1                   # __NR_exit
-        callsys
-store_byte:
-{store_byte}
-        ret     $31, ($26), 1
-        .data
-        .align  3
-pair:   .quad   0
-done:   .quad   0
-stack:  .space  8192
-stack_top:
-        .quad   0
-"
-    )
+    SOURCE.replace(PRE_BWX, store_byte)
 }
+
+const SOURCE: &str = include_str!("../../tests/c/explore_cli/byte_pair.s");
 
 const PRE_BWX: &str = "        insbl   $17, $16, $17
         ldq_u   $1, 0($16)
@@ -113,5 +77,14 @@ pub fn demo_explore() -> Result<(), String> {
         }
         (Err(Failure(e)), _) | (_, Err(Failure(e))) => Err(e),
         _ => Err("the explorer demo did not find exactly the pre-BWX lost store".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_stb_variant_replaces_the_pre_bwx_body() {
+        let stb = super::program(super::BWX);
+        assert!(stb.contains(super::BWX) && !stb.contains("stq_u"));
     }
 }
