@@ -92,6 +92,8 @@ type Reader = gimli::EndianArcSlice<gimli::RunTimeEndian>;
 struct Parsed {
     bias: u64,
     symbols: alpha_isa::symbols::Symbols,
+    /// The file's executable sections, at link-time addresses.
+    code: Vec<alpha_isa::elf::CodeSection>,
     lines: Option<Mutex<addr2line::Context<Reader>>>,
 }
 
@@ -142,15 +144,40 @@ impl Symbolizer {
         self.entries.iter().map(|e| &e.object)
     }
 
-    /// Where `pc` is, or `None` when no loaded object holds it (or its file
-    /// cannot be read as an Alpha ELF file).
-    pub fn lookup(&self, pc: u64) -> Option<Location> {
+    /// The entry holding `pc` and its parsed tables.
+    fn holding(&self, pc: u64) -> Option<(&Entry, &Parsed)> {
         let e = self
             .entries
             .iter()
             .rev()
             .find(|e| e.object.start <= pc && pc < e.object.end)?;
         let p = e.parsed.get_or_init(|| parse(&e.object)).as_ref()?;
+        Some((e, p))
+    }
+
+    /// The object holding `pc` and the pc's link-time address in that
+    /// file (the pc minus the object's load bias).
+    pub fn link_address(&self, pc: u64) -> Option<(&LoadedObject, u64)> {
+        let (e, p) = self.holding(pc)?;
+        Some((&e.object, pc.wrapping_sub(p.bias)))
+    }
+
+    /// The instruction word at `pc`, read from the file of the object
+    /// holding it (what the guest ran, unless it wrote to its own code).
+    pub fn word(&self, pc: u64) -> Option<u32> {
+        let (_, p) = self.holding(pc)?;
+        let vma = pc.wrapping_sub(p.bias);
+        p.code.iter().find_map(|s| {
+            let off = usize::try_from(vma.checked_sub(s.addr)?).ok()?;
+            let b = s.bytes.get(off..off.checked_add(4)?)?;
+            Some(u32::from_le_bytes(b.try_into().ok()?))
+        })
+    }
+
+    /// Where `pc` is, or `None` when no loaded object holds it (or its file
+    /// cannot be read as an Alpha ELF file).
+    pub fn lookup(&self, pc: u64) -> Option<Location> {
+        let (e, p) = self.holding(pc)?;
         let vma = pc.wrapping_sub(p.bias);
         // A pc past the end of the symbol below it (an unexported function
         // of a stripped library) is named by object and offset instead.
@@ -198,6 +225,7 @@ fn parse(o: &LoadedObject) -> Option<Parsed> {
     Some(Parsed {
         bias,
         symbols,
+        code: alpha_isa::elf::read_code(&data).unwrap_or_default(),
         lines: line_tables(&data).map(Mutex::new),
     })
 }

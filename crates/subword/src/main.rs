@@ -189,6 +189,11 @@ pub struct ExploreArgs {
     /// Draw the first finding's schedule as SVG into FILE.
     #[arg(long)]
     pub svg: Option<PathBuf>,
+    /// MODEL=PROGRAM: explore MODEL (one of a --cpu list after the first)
+    /// with its own build of the program, e.g. `ev56=./prog_ev56`; findings
+    /// are then compared across models by source line (repeatable).
+    #[arg(long, value_name = "MODEL=PROGRAM")]
+    pub program_for: Vec<String>,
     /// The Alpha ELF executable and the arguments passed to the guest
     /// (options end at PROGRAM).
     #[arg(

@@ -196,6 +196,9 @@ pub struct Reported {
     pub hits: u64,
     /// Accesses to the finding's quadword in the minimised schedule.
     pub steps: Vec<run::Step>,
+    /// The ELF files mapped executable at the end of the minimised
+    /// schedule: what names the finding's pcs (program, libraries).
+    pub objects: Vec<crate::symbols::LoadedObject>,
 }
 
 /// Progress, for a progress bar.
@@ -224,6 +227,9 @@ pub struct Report {
     pub store_pcs: BTreeSet<u64>,
     /// The time limit stopped the exploration early.
     pub timed_out: bool,
+    /// The ELF files mapped executable at the end of the default schedule
+    /// (the program first): for rebasing the program's pcs.
+    pub objects: Vec<crate::symbols::LoadedObject>,
     pub elapsed: Duration,
 }
 
@@ -380,6 +386,7 @@ pub fn explore(
     let length = first.decisions;
     let single = first.threads <= 1;
     let total = if single { 1 } else { s.schedules.max(1) };
+    rep.objects = first.objects.clone();
     if s.in_shard(0) {
         col.absorb(&mut rep, 0, &first);
     }
@@ -427,12 +434,9 @@ pub fn explore(
         let (f, sched, first_schedule, hits) = col.found[key].clone();
         let original = sched.preemptions();
         let (found_min, sched_min) = minimise(&job, &start, key, f, sched);
-        let steps = match watch_of(&found_min) {
-            Some(w) => replay_one(elf, s, &sched_min, Some(w))
-                .map(|o| o.steps)
-                .unwrap_or_default(),
-            None => Vec::new(),
-        };
+        let (steps, objects) = replay_one(elf, s, &sched_min, watch_of(&found_min))
+            .map(|o| (o.steps, o.objects))
+            .unwrap_or_default();
         rep.findings.push(Reported {
             found: found_min,
             schedule: sched_min,
@@ -440,6 +444,7 @@ pub fn explore(
             original_preemptions: original,
             hits,
             steps,
+            objects,
         });
     }
     rep.findings.sort_by_key(|r| r.first_schedule);

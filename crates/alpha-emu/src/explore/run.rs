@@ -129,6 +129,9 @@ pub struct Outcome {
     pub store_pcs: Vec<u64>,
     /// Accesses to `watch` (for `--svg`).
     pub steps: Vec<Step>,
+    /// The ELF files mapped executable when the run ended (program,
+    /// loader, libraries), to name its pcs and rebase the program's.
+    pub objects: Vec<crate::symbols::LoadedObject>,
 }
 
 /// The machine as [`Process::new`] leaves it, with every executable page
@@ -433,6 +436,7 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
     collect(det, &p, &mut out, &mut seen_findings);
     out.insns = p.insns;
     out.store_pcs = store_pcs.into_iter().collect();
+    out.objects = p.objects.clone();
     Ok(out)
 }
 

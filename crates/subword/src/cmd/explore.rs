@@ -9,27 +9,37 @@
 use crate::{CmdResult, ExploreArgs, Failure, Outcome};
 use alpha_emu::explore::{self, replay::Schedule, Found, Reported, Settings, Strategy};
 use alpha_emu::linux::Options;
-use alpha_isa::symbols::Symbols;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
 use std::io::{IsTerminal, Write};
 
-/// Instruction words and symbols of the program, for reports.
+/// Names for the pcs of one run: the program, its loader and libraries
+/// as the run loaded them (`alpha_emu::symbols::Symbolizer` over the
+/// run's loaded objects, so a PIE program's and a library's pcs get their
+/// symbols, instruction words and `file:line`), and the program's scanned
+/// store sites.
 pub struct Code {
-    sections: Vec<alpha_isa::elf::CodeSection>,
-    syms: Symbols,
-    /// `file:line` from the program's DWARF line tables.
-    lines: alpha_emu::symbols::Symbolizer,
-    /// The non-atomic sub-quadword store sites `alpha scan` finds.
+    /// The run's loaded objects (the program first), or the program file
+    /// alone at its link-time addresses when the run recorded none.
+    names: alpha_emu::symbols::Symbolizer,
+    /// The program's mapping: pcs in `[start, end)` are the program's.
+    prog: (u64, u64),
+    /// The program's load bias (0 unless it is PIE).
+    pub bias: u64,
+    /// The non-atomic sub-quadword store sites `alpha scan` finds in the
+    /// program, at its link-time addresses.
     pub scan_sites: Vec<alpha_isa::scan::RmwStore>,
 }
 
 impl Code {
-    pub fn new(elf: &[u8], path: &std::path::Path) -> Code {
+    /// `elf`, read from `path`, as run `objects` (a run's loaded objects;
+    /// empty: the file at its own addresses).
+    pub fn new(
+        elf: &[u8],
+        path: &std::path::Path,
+        objects: &[alpha_emu::symbols::LoadedObject],
+    ) -> Code {
         let sections = alpha_isa::elf::read_code(elf).unwrap_or_default();
-        let syms = alpha_isa::elf::read_symbols(elf)
-            .map(|s| Symbols::for_section(&s, ".text"))
-            .unwrap_or_else(|_| Symbols::for_section(&[], ".text"));
         let secs: Vec<alpha_isa::scan::Code> = sections
             .iter()
             .map(|s| alpha_isa::scan::Code {
@@ -38,61 +48,130 @@ impl Code {
             })
             .collect();
         let scan_sites = alpha_isa::scan::scan(&secs).stores;
-        Code {
-            sections,
-            syms,
-            lines: alpha_emu::symbols::Symbolizer::for_file(path),
-            scan_sites,
+        let mut c = Code::renamed(path, objects);
+        c.scan_sites = scan_sites;
+        c
+    }
+
+    /// The same program's names for another run's `objects` (its store
+    /// sites are not scanned).
+    fn renamed(path: &std::path::Path, objects: &[alpha_emu::symbols::LoadedObject]) -> Code {
+        match objects.first() {
+            Some(p) => Code {
+                names: alpha_emu::symbols::Symbolizer::new(objects.to_vec()),
+                prog: (p.start, p.end),
+                bias: alpha_emu::symbols::mapping_bias(p).unwrap_or(0),
+                scan_sites: Vec::new(),
+            },
+            None => Code {
+                names: alpha_emu::symbols::Symbolizer::for_file(path),
+                prog: (0, u64::MAX),
+                bias: 0,
+                scan_sites: Vec::new(),
+            },
         }
     }
 
-    fn word(&self, pc: u64) -> Option<u32> {
-        self.sections.iter().find_map(|s| {
-            let off = pc.checked_sub(s.addr)? as usize;
-            let b = s.bytes.get(off..off + 4)?;
-            Some(u32::from_le_bytes(b.try_into().ok()?))
-        })
+    /// `pc` lies in the program (not the loader or a library).
+    fn in_program(&self, pc: u64) -> bool {
+        self.prog.0 <= pc && pc < self.prog.1
     }
 
+    /// The run-time pc of the program's link-time address `link`.
+    pub fn runtime(&self, link: u64) -> u64 {
+        link.wrapping_add(self.bias)
+    }
+
+    /// `func+0xNN` (or `libfoo.so+0xNN` where a library has no symbol).
     pub fn symbol(&self, pc: u64) -> Option<String> {
-        self.syms.describe(pc)
+        let l = self.names.lookup(pc)?;
+        (l.symbol.is_some() || !self.in_program(pc)).then(|| l.symbol_text())
+    }
+
+    /// The file name of the library or loader holding `pc`; `None` for
+    /// the program's own pcs.
+    pub fn object(&self, pc: u64) -> Option<String> {
+        if self.in_program(pc) {
+            return None;
+        }
+        self.names.lookup(pc).map(|l| l.object_name())
+    }
+
+    /// The function `pc` is in, without the offset.
+    fn function(&self, pc: u64) -> Option<String> {
+        self.names.lookup(pc)?.symbol
     }
 
     pub fn insn(&self, pc: u64) -> String {
-        match self.word(pc) {
+        match self.names.word(pc) {
             Some(w) => alpha_isa::disasm(pc, w).replace('\t', " "),
             None => "?".into(),
         }
     }
 
-    /// `file.c:12` for `pc`, when the program has line tables for it.
+    /// `file.c:12` for `pc`, when its object has line tables for it.
     pub fn line(&self, pc: u64) -> Option<String> {
-        self.lines.lookup(pc).and_then(|l| l.file_line())
+        self.names.lookup(pc).and_then(|l| l.file_line())
     }
 
     fn side(&self, thread: u32, pc: u64) -> Value {
-        json!({
+        let mut v = json!({
             "thread": thread,
             "pc": format!("{pc:#x}"),
             "symbol": self.symbol(pc),
             "line": self.line(pc),
             "insn": self.insn(pc),
-        })
+        });
+        if let Some((o, link)) = self.names.link_address(pc) {
+            if link != pc {
+                v["link_pc"] = json!(format!("{link:#x}"));
+            }
+            if !self.in_program(pc) {
+                v["object"] = json!(o.path.display().to_string());
+            }
+        }
+        v
     }
 
-    /// `pc <symbol> insn  file:line`, for the human report.
-    fn at(&self, pc: u64) -> String {
+    /// Where `pc` is in source terms, for matching findings across
+    /// binaries: `file:line`, else the function, else the pc.
+    fn source(&self, pc: u64) -> String {
+        self.line(pc)
+            .or_else(|| self.function(pc))
+            .unwrap_or_else(|| format!("{pc:#x}"))
+    }
+
+    /// `pc <symbol> insn  file:line` (` in libfoo.so` for a library's pc),
+    /// for the human report.
+    pub fn at(&self, pc: u64) -> String {
         let sym = self
             .symbol(pc)
             .map(|s| format!(" <{s}>"))
             .unwrap_or_default();
+        let obj = self
+            .object(pc)
+            .map(|o| format!(" in {o}"))
+            .unwrap_or_default();
         let line = self.line(pc).map(|l| format!("  {l}")).unwrap_or_default();
-        format!("pc {pc:#x}{sym}  {}{line}", self.insn(pc))
+        format!("pc {pc:#x}{sym}{obj}  {}{line}", self.insn(pc))
     }
 }
 
+/// A finding's sites in source terms (kind, then each side's `file:line`
+/// or function): what matches findings across the binaries of different
+/// models, whose pcs differ.
+pub fn source_site(code: &Code, f: &Found) -> String {
+    let k = f.site_key();
+    let pcs: Vec<String> = match f {
+        Found::Crash { pc, signal, .. } => vec![code.source(*pc), format!("signal {signal}")],
+        _ => k.pcs.iter().map(|&p| code.source(p)).collect(),
+    };
+    format!("{}:{}", k.kind, pcs.join(","))
+}
+
 /// The command line that reruns one schedule.
-fn replay_command(a: &ExploreArgs, cpu: &str, sched: &Schedule) -> String {
+fn replay_command(a: &ExploreArgs, m: &ModelRun, sched: &Schedule) -> String {
+    let cpu = &m.cpu;
     let mut v = vec!["subword alpha explore".to_string(), format!("--cpu {cpu}")];
     if let Some(r) = &a.sysroot {
         v.push(format!("--sysroot {}", r.display()));
@@ -104,7 +183,8 @@ fn replay_command(a: &ExploreArgs, cpu: &str, sched: &Schedule) -> String {
         v.push(format!("--max-insns {m}"));
     }
     v.push(format!("--replay {sched}"));
-    v.extend(a.program.iter().cloned());
+    v.push(m.program.clone());
+    v.extend(a.program.iter().skip(1).cloned());
     v.join(" ")
 }
 
@@ -122,6 +202,7 @@ fn finding_json(code: &Code, cpu: &str, r: &Reported, replay: &str) -> Value {
             if let Some(l) = f.by_load_pc {
                 by["load_pc"] = json!(format!("{l:#x}"));
                 by["load_symbol"] = json!(code.symbol(l));
+                by["load_line"] = json!(code.line(l));
                 by["load_insn"] = json!(code.insn(l));
             }
             json!({
@@ -161,6 +242,7 @@ fn finding_json(code: &Code, cpu: &str, r: &Reported, replay: &str) -> Value {
     v["replay_command"] = json!(replay);
     v["cpu"] = json!(cpu);
     v["site"] = json!(site_string(&r.found));
+    v["source_site"] = json!(source_site(code, &r.found));
     v["schedule"] = json!(r.first_schedule);
     v["hits"] = json!(r.hits);
     v["preemptions"] = json!(r.schedule.preemptions());
@@ -274,7 +356,66 @@ fn parse_shard(s: &str) -> Result<(u64, u64), Failure> {
 /// One model's exploration, for printing.
 struct ModelRun {
     cpu: String,
+    /// The program this model ran (`--program-for`, else PROGRAM).
+    program: String,
     report: explore::Report,
+    /// Names for the default schedule's loaded objects, and the program's
+    /// scanned store sites.
+    code: Code,
+    /// Per finding, names for its own schedule's loaded objects where they
+    /// differ from the default schedule's (a library loaded later).
+    own: Vec<Option<Code>>,
+}
+
+impl ModelRun {
+    /// The names for finding `i`.
+    fn code_of(&self, i: usize) -> &Code {
+        self.own
+            .get(i)
+            .and_then(Option::as_ref)
+            .unwrap_or(&self.code)
+    }
+
+    /// Each finding with its names.
+    fn findings(&self) -> impl Iterator<Item = (&Reported, &Code)> {
+        self.report
+            .findings
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r, self.code_of(i)))
+    }
+
+    /// The program's scanned store sites some schedule of this model ran
+    /// (link-time pcs).
+    fn exercised(&self, site: &alpha_isa::scan::RmwStore) -> bool {
+        self.report
+            .store_pcs
+            .contains(&self.code.runtime(site.store))
+    }
+}
+
+/// `--program-for MODEL=PATH` values, as (model, path).
+fn programs_for(a: &ExploreArgs, cpus: &[&str]) -> Result<Vec<(String, String)>, Failure> {
+    let mut v: Vec<(String, String)> = Vec::new();
+    for p in &a.program_for {
+        let bad = || Failure(format!("--program-for {p}: expected MODEL=PROGRAM"));
+        let (m, path) = p.split_once('=').ok_or_else(bad)?;
+        let (m, path) = (m.trim(), path.trim());
+        if m.is_empty() || path.is_empty() {
+            return Err(bad());
+        }
+        if !cpus.contains(&m) {
+            return Err(Failure(format!(
+                "--program-for {p}: `{m}` is not in --cpu {}",
+                a.cpu
+            )));
+        }
+        if v.iter().any(|(c, _)| c == m) {
+            return Err(Failure(format!("--program-for: `{m}` given twice")));
+        }
+        v.push((m.to_string(), path.to_string()));
+    }
+    Ok(v)
 }
 
 pub fn run(a: ExploreArgs) -> CmdResult {
@@ -283,6 +424,7 @@ pub fn run(a: ExploreArgs) -> CmdResult {
     for c in &cpus {
         models.push(super::run::model(c)?);
     }
+    let per_model = programs_for(&a, &cpus)?;
     let lock_range = super::run::lock_range(a.lock_range)?;
     let strategy = Strategy::parse(a.strategy.as_deref().unwrap_or("pct")).map_err(Failure)?;
     let shard = match &a.shard {
@@ -302,12 +444,36 @@ pub fn run(a: ExploreArgs) -> CmdResult {
     if a.depth == Some(0) {
         return Err(Failure("--depth must be at least 1".into()));
     }
-    let path = a.program[0].clone();
-    let elf = std::fs::read(&path).map_err(|e| Failure(format!("{path}: {e}")))?;
-    let code = Code::new(&elf, std::path::Path::new(&path));
+    // Each model's program (the first model's is always PROGRAM), read once.
+    let mut elfs: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut prog_of = Vec::new();
+    for (i, cpu) in cpus.iter().enumerate() {
+        let path = match per_model.iter().find(|(c, _)| c == cpu) {
+            Some((_, p)) if i > 0 => p.clone(),
+            Some((_, p)) if p != &a.program[0] => {
+                return Err(Failure(format!(
+                    "--program-for {cpu}={p}: the first model runs PROGRAM ({})",
+                    a.program[0]
+                )))
+            }
+            _ => a.program[0].clone(),
+        };
+        let k = match elfs.iter().position(|(p, _)| p == &path) {
+            Some(k) => k,
+            None => {
+                let elf = std::fs::read(&path).map_err(|e| Failure(format!("{path}: {e}")))?;
+                elfs.push((path, elf));
+                elfs.len() - 1
+            }
+        };
+        prog_of.push(k);
+    }
     let mut runs = Vec::new();
-    for (m, cpu) in models.iter().zip(&cpus) {
-        let mut opts = Options::new(m, a.program.clone());
+    for ((m, cpu), &k) in models.iter().zip(&cpus).zip(&prog_of) {
+        let (path, elf) = &elfs[k];
+        let mut argv = a.program.clone();
+        argv[0] = path.clone();
+        let mut opts = Options::new(m, argv);
         opts.lock_range = lock_range;
         opts.sysroot = a.sysroot.clone();
         let mut s = Settings::new(opts);
@@ -322,11 +488,11 @@ pub fn run(a: ExploreArgs) -> CmdResult {
         s.shard = shard;
         let report = match &replay {
             Some(sched) => {
-                replay_report(&elf, &s, sched).map_err(|e| Failure(format!("{path}: {e}")))?
+                replay_report(elf, &s, sched).map_err(|e| Failure(format!("{path}: {e}")))?
             }
             None => {
                 let bar = progress_bar(&a, cpu);
-                let r = explore::explore(&elf, &s, &|p| {
+                let r = explore::explore(elf, &s, &|p| {
                     if let Some(b) = &bar {
                         b.set_length(p.total);
                         b.set_position(p.done);
@@ -339,17 +505,30 @@ pub fn run(a: ExploreArgs) -> CmdResult {
                 r.map_err(|e| Failure(format!("{path}: {e}")))?
             }
         };
+        let file = std::path::Path::new(path);
+        let code = Code::new(elf, file, &report.objects);
+        let own = report
+            .findings
+            .iter()
+            .map(|f| {
+                (!f.objects.is_empty() && f.objects != report.objects)
+                    .then(|| Code::renamed(file, &f.objects))
+            })
+            .collect();
         runs.push(ModelRun {
             cpu: cpu.to_string(),
+            program: path.clone(),
             report,
+            code,
+            own,
         });
     }
     if let Some(svg) = &a.svg {
-        if let Some((r, cpu)) = runs
+        if let Some((r, code, cpu)) = runs
             .iter()
-            .find_map(|m| m.report.findings.first().map(|f| (f, &m.cpu)))
+            .find_map(|m| m.findings().next().map(|(r, c)| (r, c, &m.cpu)))
         {
-            std::fs::write(svg, super::explore_svg::draw(&code, r, cpu))
+            std::fs::write(svg, super::explore_svg::draw(code, r, cpu))
                 .map_err(|e| Failure(format!("{}: {e}", svg.display())))?;
         }
     }
@@ -357,9 +536,9 @@ pub fn run(a: ExploreArgs) -> CmdResult {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let res = if a.json {
-        writeln!(out, "{}", to_json(&a, &code, &runs, strategy))
+        writeln!(out, "{}", to_json(&a, &runs, strategy))
     } else {
-        write_text(&mut out, &a, &code, &runs, strategy)
+        write_text(&mut out, &a, &runs, strategy)
     };
     match res.and_then(|_| out.flush()) {
         Ok(()) => {}
@@ -389,6 +568,7 @@ fn replay_report(elf: &[u8], s: &Settings, sched: &Schedule) -> Result<explore::
             original_preemptions: sched.preemptions(),
             hits: 1,
             steps,
+            objects: o.objects.clone(),
         });
     }
     Ok(explore::Report {
@@ -398,6 +578,7 @@ fn replay_report(elf: &[u8], s: &Settings, sched: &Schedule) -> Result<explore::
         insns: o.insns,
         insn_limited: o.insn_limit as u64,
         store_pcs: o.store_pcs.into_iter().collect(),
+        objects: o.objects,
         ..Default::default()
     })
 }
@@ -416,56 +597,97 @@ fn progress_bar(a: &ExploreArgs, cpu: &str) -> Option<indicatif::ProgressBar> {
     Some(b)
 }
 
-/// Scanned store sites (store pcs) that no schedule executed.
-fn unexercised(code: &Code, runs: &[ModelRun]) -> Vec<u64> {
-    code.scan_sites
+/// The runs of the first model's program (PROGRAM): what coverage counts.
+fn first_program_runs(runs: &[ModelRun]) -> impl Iterator<Item = &ModelRun> {
+    let first = runs.first().map(|m| m.program.clone());
+    runs.iter()
+        .filter(move |m| Some(&m.program) == first.as_ref())
+}
+
+/// PROGRAM's scanned store sites (link-time write-back pcs) that no
+/// schedule of a model running PROGRAM executed.
+fn unexercised(runs: &[ModelRun]) -> Vec<u64> {
+    let Some(first) = runs.first() else {
+        return Vec::new();
+    };
+    first
+        .code
+        .scan_sites
         .iter()
+        .filter(|s| !first_program_runs(runs).any(|m| m.exercised(s)))
         .map(|s| s.store)
-        .filter(|pc| !runs.iter().any(|m| m.report.store_pcs.contains(pc)))
         .collect()
 }
 
-/// Sites found on the first model that no later model shows.
+/// Findings on the first model that no later model shows, matched by
+/// source site (`file:line` or function of each side), so that a later
+/// model's own binary (`--program-for`) is compared by what its code
+/// means, not by its pcs.
 fn disappearing(runs: &[ModelRun]) -> Vec<String> {
     let Some((first, rest)) = runs.split_first() else {
         return Vec::new();
     };
-    first
-        .report
-        .findings
+    if rest.is_empty() {
+        return Vec::new();
+    }
+    let later: BTreeSet<String> = rest
         .iter()
-        .map(|r| site_string(&r.found))
-        .filter(|k| {
-            !rest.is_empty()
-                && rest.iter().all(|m| {
-                    !m.report
-                        .findings
-                        .iter()
-                        .any(|r| &site_string(&r.found) == k)
-                })
-        })
-        .collect()
-}
-
-fn to_json(a: &ExploreArgs, code: &Code, runs: &[ModelRun], strategy: Strategy) -> Value {
-    let mut findings = Vec::new();
-    for m in runs {
-        for r in &m.report.findings {
-            let cmd = replay_command(a, &m.cpu, &r.schedule);
-            findings.push(finding_json(code, &m.cpu, r, &cmd));
+        .flat_map(|m| m.findings().map(|(r, c)| source_site(c, &r.found)))
+        .collect();
+    let mut gone = Vec::new();
+    for (r, c) in first.findings() {
+        let k = source_site(c, &r.found);
+        if !later.contains(&k) && !gone.contains(&k) {
+            gone.push(k);
         }
     }
-    let sites: Vec<String> = code
-        .scan_sites
-        .iter()
-        .map(|s| format!("{:#x}", s.store))
-        .collect();
-    let exercised: Vec<String> = code
-        .scan_sites
-        .iter()
-        .filter(|s| runs.iter().any(|m| m.report.store_pcs.contains(&s.store)))
-        .map(|s| format!("{:#x}", s.store))
-        .collect();
+    gone
+}
+
+fn to_json(a: &ExploreArgs, runs: &[ModelRun], strategy: Strategy) -> Value {
+    let mut findings = Vec::new();
+    for m in runs {
+        for (r, code) in m.findings() {
+            let cmd = replay_command(a, m, &r.schedule);
+            let mut f = finding_json(code, &m.cpu, r, &cmd);
+            if m.program != a.program[0] {
+                f["program"] = json!(m.program);
+            }
+            findings.push(f);
+        }
+    }
+    let (sites, exercised, details) = match runs.first() {
+        Some(first) => {
+            let code = &first.code;
+            let ex =
+                |s: &alpha_isa::scan::RmwStore| first_program_runs(runs).any(|m| m.exercised(s));
+            (
+                code.scan_sites
+                    .iter()
+                    .map(|s| format!("{:#x}", s.store))
+                    .collect::<Vec<_>>(),
+                code.scan_sites
+                    .iter()
+                    .filter(|s| ex(s))
+                    .map(|s| format!("{:#x}", s.store))
+                    .collect::<Vec<_>>(),
+                code.scan_sites
+                    .iter()
+                    .map(|s| {
+                        let pc = code.runtime(s.store);
+                        json!({
+                            "pc": format!("{:#x}", s.store),
+                            "runtime_pc": format!("{pc:#x}"),
+                            "symbol": code.symbol(pc),
+                            "line": code.line(pc),
+                            "exercised": ex(s),
+                        })
+                    })
+                    .collect::<Vec<_>>(),
+            )
+        }
+        None => Default::default(),
+    };
     let covered = runs
         .iter()
         .map(|m| m.report.covered)
@@ -476,13 +698,15 @@ fn to_json(a: &ExploreArgs, code: &Code, runs: &[ModelRun], strategy: Strategy) 
         "findings": findings,
         "strategy": strategy.name(),
         "cpus": runs.iter().map(|m| m.cpu.clone()).collect::<Vec<_>>(),
+        "programs": runs.iter().map(|m| m.program.clone()).collect::<Vec<_>>(),
         "shard": a.shard.clone().unwrap_or_else(|| "1/1".into()),
         "threads": runs.iter().map(|m| m.report.threads).max().unwrap_or(0),
         "covered": covered,
         "insn_limited": runs.iter().map(|m| m.report.insn_limited).sum::<u64>(),
         "store_sites": sites,
         "exercised_store_sites": exercised,
-        "unexercised_store_sites": unexercised(code, runs).iter().map(|p| format!("{p:#x}")).collect::<Vec<_>>(),
+        "unexercised_store_sites": unexercised(runs).iter().map(|p| format!("{p:#x}")).collect::<Vec<_>>(),
+        "store_site_details": details,
         "disappear_with_later_cpus": disappearing(runs),
     })
 }
@@ -490,12 +714,11 @@ fn to_json(a: &ExploreArgs, code: &Code, runs: &[ModelRun], strategy: Strategy) 
 fn write_text(
     out: &mut impl Write,
     a: &ExploreArgs,
-    code: &Code,
     runs: &[ModelRun],
     strategy: Strategy,
 ) -> std::io::Result<()> {
-    let prog = &a.program[0];
     for m in runs {
+        let prog = &m.program;
         let r = &m.report;
         if r.single_threaded() {
             writeln!(
@@ -505,8 +728,8 @@ fn write_text(
             )?;
             continue;
         }
-        for f in &r.findings {
-            write_finding(out, code, f, &replay_command(a, &m.cpu, &f.schedule))?;
+        for (f, code) in m.findings() {
+            write_finding(out, code, f, &replay_command(a, m, &f.schedule))?;
         }
         let secs = r.elapsed.as_secs_f64().max(1e-9);
         let what = if a.replay.is_some() {
@@ -561,21 +784,26 @@ fn write_text(
     }
     let gone = disappearing(runs);
     if runs.len() > 1 {
+        let later = runs[1..]
+            .iter()
+            .map(|m| m.cpu.as_str())
+            .collect::<Vec<_>>()
+            .join(",");
+        let rebuilt = if runs.iter().any(|m| m.program != runs[0].program) {
+            " (each model's own program; findings matched by source line)"
+        } else {
+            ""
+        };
         if gone.is_empty() {
             writeln!(
                 out,
-                "no finding on {} disappears on {}",
-                runs[0].cpu,
-                runs[1..]
-                    .iter()
-                    .map(|m| m.cpu.as_str())
-                    .collect::<Vec<_>>()
-                    .join(",")
+                "no finding on {} disappears on {later}{rebuilt}",
+                runs[0].cpu
             )?;
         } else {
             writeln!(
                 out,
-                "findings on {} that disappear on the later model(s):",
+                "findings on {} that disappear on {later}{rebuilt}:",
                 runs[0].cpu
             )?;
             for g in gone {
@@ -583,16 +811,21 @@ fn write_text(
             }
         }
     }
+    let Some(first) = runs.first() else {
+        return Ok(());
+    };
+    let code = &first.code;
     if !code.scan_sites.is_empty() && runs.iter().any(|m| !m.report.single_threaded()) {
-        let un = unexercised(code, runs);
+        let un = unexercised(runs);
         writeln!(
             out,
-            "coverage: {} of {} non-atomic sub-quadword store site(s) found by `alpha scan` were exercised",
+            "coverage: {} of {} non-atomic sub-quadword store site(s) `alpha scan` finds in {} were exercised",
             code.scan_sites.len() - un.len(),
-            code.scan_sites.len()
+            code.scan_sites.len(),
+            first.program
         )?;
         for pc in un.iter().take(10) {
-            writeln!(out, "  never exercised: {}", code.at(*pc))?;
+            writeln!(out, "  never exercised: {}", code.at(code.runtime(*pc)))?;
         }
         if un.len() > 10 {
             writeln!(

@@ -4,7 +4,9 @@
 //! and site (kind and pcs, the `site` field); of several shards' findings
 //! for one site the one from the lowest schedule index is kept and the
 //! hits are added, which is exactly what one unsharded run reports (see
-//! `alpha_emu::explore`). Exit status as for `explore`: 0 none, 1 findings.
+//! `alpha_emu::explore`); store sites count as exercised when any shard
+//! exercised them, and models are compared as `explore` compares them (by
+//! `source_site`). Exit status as for `explore`: 0 none, 1 findings.
 
 use crate::{CmdResult, ExploreMergeArgs, Failure, Outcome};
 use serde_json::{json, Value};
@@ -48,6 +50,9 @@ pub fn merge(inputs: &[Value]) -> Result<Value, String> {
     for v in inputs {
         if strs(&v["cpus"]) != cpus || v["strategy"] != first["strategy"] {
             return Err("the inputs explored different models or strategies".into());
+        }
+        if v["programs"] != first["programs"] {
+            return Err("the inputs explored different programs".into());
         }
     }
     let mut best: BTreeMap<(String, String), Value> = BTreeMap::new();
@@ -97,26 +102,46 @@ pub fn merge(inputs: &[Value]) -> Result<Value, String> {
     } else {
         Value::Null
     };
-    let site_of = |f: &Value| f["site"].as_str().unwrap_or("").to_string();
-    let gone: Vec<String> = if cpus.len() > 1 {
-        findings
-            .iter()
-            .filter(|f| f["cpu"].as_str() == Some(cpus[0].as_str()))
-            .map(site_of)
-            .filter(|s| {
-                !findings
-                    .iter()
-                    .any(|f| f["cpu"].as_str() != Some(cpus[0].as_str()) && &site_of(f) == s)
-            })
-            .collect()
-    } else {
-        Vec::new()
+    // As `explore` compares models: by source site (`file:line` or
+    // function of each side), each once.
+    let site_of = |f: &Value| {
+        f["source_site"]
+            .as_str()
+            .or(f["site"].as_str())
+            .unwrap_or("")
+            .to_string()
     };
+    let mut gone: Vec<String> = Vec::new();
+    if cpus.len() > 1 {
+        for f in &findings {
+            let s = site_of(f);
+            if f["cpu"].as_str() == Some(cpus[0].as_str())
+                && !gone.contains(&s)
+                && !findings
+                    .iter()
+                    .any(|g| g["cpu"].as_str() != Some(cpus[0].as_str()) && site_of(g) == s)
+            {
+                gone.push(s);
+            }
+        }
+    }
+    let details: Vec<Value> = first["store_site_details"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|d| {
+            let mut d = d.clone();
+            let pc = d["pc"].as_str().unwrap_or("").to_string();
+            d["exercised"] = json!(exercised_any.contains(&pc));
+            d
+        })
+        .collect();
     Ok(json!({
         "schedules_run": inputs.iter().filter_map(|v| v["schedules_run"].as_u64()).sum::<u64>(),
         "findings": findings,
         "strategy": first["strategy"],
         "cpus": cpus,
+        "programs": first["programs"],
         "shard": "1/1",
         "threads": inputs.iter().filter_map(|v| v["threads"].as_u64()).max().unwrap_or(0),
         "covered": covered,
@@ -124,6 +149,7 @@ pub fn merge(inputs: &[Value]) -> Result<Value, String> {
         "store_sites": sites,
         "exercised_store_sites": exercised,
         "unexercised_store_sites": unexercised,
+        "store_site_details": details,
         "disappear_with_later_cpus": gone,
     }))
 }
