@@ -291,6 +291,10 @@ pub struct StoreSite {
     pub shape: &'static str,
     /// What the mask clears: `byte`, `word`, `longword` or `quadword`.
     pub width: &'static str,
+    /// The instructions of the window, from the load to the write-back
+    /// (`(pc, "ldq_u t2,0(a0)")` each): where another CPU's store to the
+    /// quadword is lost.
+    pub insns: Vec<(u64, String)>,
 }
 
 /// The shape name of a scanned store sequence.
@@ -317,6 +321,30 @@ pub fn store_sites(path: &std::path::Path) -> Result<Vec<StoreSite>, String> {
         .collect();
     let rep = alpha_isa::scan::scan(&secs);
     let names = Symbolizer::for_file(path);
+    let word = |pc: u64| {
+        code.iter().find_map(|s| {
+            let off = usize::try_from(pc.checked_sub(s.addr)?).ok()?;
+            let b = s.bytes.get(off..off.checked_add(4)?)?;
+            Some(u32::from_le_bytes(b.try_into().ok()?))
+        })
+    };
+    // A window is a handful of instructions; a longer span (the scanner
+    // followed a long basic block) is cut to its ends.
+    const MOST: u64 = 64;
+    let window = |load: u64, store: u64| -> Vec<(u64, String)> {
+        let n = store.saturating_sub(load) / 4 + 1;
+        let pcs: Vec<u64> = if n <= MOST {
+            (0..n).map(|i| load + 4 * i).collect()
+        } else {
+            (0..MOST / 2)
+                .map(|i| load + 4 * i)
+                .chain((0..MOST / 2).rev().map(|i| store - 4 * i))
+                .collect()
+        };
+        pcs.into_iter()
+            .filter_map(|pc| Some((pc, alpha_isa::disasm(pc, word(pc)?).replace('\t', " "))))
+            .collect()
+    };
     Ok(rep
         .stores
         .iter()
@@ -331,6 +359,11 @@ pub fn store_sites(path: &std::path::Path) -> Result<Vec<StoreSite>, String> {
                 line: l.as_ref().and_then(Location::file_line),
                 shape: store_shape(s),
                 width: s.width.name(),
+                insns: if s.load <= s.store {
+                    window(s.load, s.store)
+                } else {
+                    Vec::new()
+                },
             }
         })
         .collect())

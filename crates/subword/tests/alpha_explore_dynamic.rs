@@ -270,6 +270,26 @@ fn a_race_inside_libc_is_named_by_the_library_function_and_replays() {
             && text.contains(" in libc.so.6.1"),
         "{text}"
     );
+    // `--svg` names the two sides under the drawing, the library's too.
+    let svg = dir.join("race.svg");
+    let o = subword(&[
+        "alpha",
+        "explore",
+        "--sysroot",
+        SYSROOT,
+        "--cpu",
+        "ev4",
+        "--replay",
+        str_of(f, "replay"),
+        "--svg",
+        svg.to_str().unwrap(),
+        bin.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let drawn = std::fs::read_to_string(&svg).unwrap();
+    assert!(drawn.contains("&lt;store_b+0x"), "{drawn}");
+    assert!(drawn.contains("in libc.so.6.1"), "{drawn}");
+    assert!(drawn.contains("lib_byte.c:"), "{drawn}");
 }
 
 /// Explore `ev4,ev56` with each model's own static build of `name`.
@@ -400,5 +420,54 @@ fn program_for_bad_values_are_one_line_and_exit_2() {
         assert_eq!(o.status.code(), Some(2), "{pf}");
         let line = one_stderr_line(&o);
         assert!(line.contains(says), "{pf}: {line}");
+    }
+}
+
+#[test]
+fn scan_names_each_site_and_lists_the_instructions_of_its_window() {
+    let Some(dir) = scratch("scan_sites") else {
+        return;
+    };
+    let bin = build(
+        &dir,
+        &explore_c("adjacent_chars"),
+        "pie",
+        "ev4",
+        &["-fPIE", "-pie"],
+    );
+    let b = bin.to_str().unwrap();
+    let v = json_of(&subword(&["alpha", "scan", "--json", b]));
+    let sites = v["sites"].as_array().unwrap();
+    for f in ["writer_a", "writer_b"] {
+        let s = sites
+            .iter()
+            .find(|s| function(s) == f)
+            .unwrap_or_else(|| panic!("no site in {f}: {v:#}"));
+        assert!(file_line(s).starts_with("adjacent_chars.c:"), "{s:#}");
+        assert!(str_of(s, "load_symbol").starts_with(f), "{s:#}");
+        let insns = s["insns"].as_array().unwrap();
+        // From the LDQ_U to the STQ_U, one instruction every 4 bytes, the
+        // byte masked in between.
+        assert_eq!(insns[0]["pc"], s["load_pc"], "{s:#}");
+        assert_eq!(insns.last().unwrap()["pc"], s["pc"], "{s:#}");
+        assert!(str_of(&insns[0], "insn").starts_with("ldq_u"), "{s:#}");
+        assert!(
+            str_of(insns.last().unwrap(), "insn").starts_with("stq_u"),
+            "{s:#}"
+        );
+        let text: Vec<&str> = insns.iter().map(|i| str_of(i, "insn")).collect();
+        assert!(text.iter().any(|i| i.starts_with("mskbl")), "{text:?}");
+        let load = u64::from_str_radix(str_of(s, "load_pc").trim_start_matches("0x"), 16).unwrap();
+        let store = u64::from_str_radix(str_of(s, "pc").trim_start_matches("0x"), 16).unwrap();
+        assert_eq!(insns.len() as u64, (store - load) / 4 + 1, "{s:#}");
+    }
+    let o = subword(&["alpha", "scan", b]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    for f in ["writer_a", "writer_b"] {
+        let line = text
+            .lines()
+            .find(|l| l.contains(&format!("<{f}+0x")))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert!(line.contains("adjacent_chars.c:"), "{line}");
     }
 }

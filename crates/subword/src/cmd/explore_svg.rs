@@ -2,7 +2,9 @@
 //! Threads are lanes (rows); each access to the finding's quadword is a
 //! box in its thread's lane, in global order from left to right (loads
 //! hollow, stores filled; `⋯` marks accesses left out). For a lost store the write-back thread's
-//! load→write-back window is shaded, and the lost store inside it is red.
+//! load→write-back window is shaded, and the lost store inside it is red;
+//! under the legend the write-back, its load and the lost store are named
+//! (pc, symbol, library when not the program, instruction, `file:line`).
 
 use super::explore::Code;
 use alpha_emu::explore::{run::Step, Found, Reported};
@@ -71,7 +73,34 @@ pub fn draw(code: &Code, r: &Reported, cpu: &str) -> String {
     let threads = shown.iter().map(|s| s.thread).max().map_or(1, |t| t + 1) as usize;
     let (lane_h, box_w, left, top) = (60.0, 28.0, 110.0, 70.0);
     let width = left + box_w * cols.len().max(1) as f64 + 40.0;
-    let height = top + lane_h * threads as f64 + 90.0;
+    // Under the legend, one line per named access: the write-back, its
+    // load, the lost store (pc, symbol, library, instruction, file:line).
+    let named: Vec<(&str, u32, u64)> = match &r.found {
+        Found::Detector(f) => {
+            let mut v = vec![("write-back", f.by.thread, f.by.pc)];
+            if let Some(l) = f.by_load_pc {
+                v.push(("its load", f.by.thread, l));
+            }
+            if let Some(o) = f.other {
+                v.push(("lost store", o.thread, o.pc));
+            }
+            v
+        }
+        _ => Vec::new(),
+    };
+    let label_w = named
+        .iter()
+        .map(|(k, t, pc)| {
+            format!("{k:<11} thread {t}  {}", code.at(*pc))
+                .chars()
+                .count()
+        })
+        .max()
+        .unwrap_or(0) as f64
+        * 7.3
+        + 20.0;
+    let width = width.max(label_w);
+    let height = top + lane_h * threads as f64 + 90.0 + 18.0 * named.len() as f64;
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -152,6 +181,19 @@ pub fn draw(code: &Code, r: &Reported, cpu: &str) -> String {
         r##"<rect x="10" y="{ly}" width="14" height="14" fill="white" stroke="#455a64"/><text x="30" y="{t}">load</text><rect x="80" y="{ly}" width="14" height="14" fill="#90a4ae"/><text x="100" y="{t}">store</text><rect x="150" y="{ly}" width="14" height="14" fill="#1e88e5"/><text x="170" y="{t}">write-back</text><rect x="260" y="{ly}" width="14" height="14" fill="#e53935"/><text x="280" y="{t}">lost store</text><rect x="370" y="{ly}" width="14" height="14" fill="#fde7a7"/><text x="390" y="{t}">load→write-back window</text>"##,
         t = ly + 12.0
     );
+    for (n, (k, t, pc)) in named.iter().enumerate() {
+        let fill = match *k {
+            "lost store" => "#b71c1c",
+            "write-back" => "#0d47a1",
+            _ => "#000",
+        };
+        let _ = writeln!(
+            s,
+            r#"<text x="10" y="{y}" fill="{fill}" xml:space="preserve">{}</text>"#,
+            esc(&format!("{k:<11} thread {t}  {}", code.at(*pc))),
+            y = ly + 40.0 + 18.0 * n as f64
+        );
+    }
     s.push_str("</svg>\n");
     s
 }

@@ -5,7 +5,8 @@
 //! when the binary has DWARF line tables, its `file:line`
 //! (`alpha_emu::symbols`). `--json` also lists those store sequences as
 //! `sites`, the places a lost-store finding of `alpha explore` can come from
-//! (write-back pc, load pc, symbol, line, shape;
+//! (write-back pc, load pc, symbol, line, shape, the window's
+//! instructions from the load to the write-back;
 //! `alpha_emu::symbols::store_sites`). Exit status as for every checker
 //! of the contract: 0 when the code holds no non-atomic sub-quadword store
 //! sequence, 1 when it holds at least one (extension use alone is reported,
@@ -126,6 +127,9 @@ fn report_json(path: &str, rep: &Report, names: &Names, sites: &[StoreSite]) -> 
             "line": s.line,
             "shape": s.shape,
             "width": s.width,
+            "load_symbol": names.symbol(s.load_pc),
+            "load_line": names.line(s.load_pc),
+            "insns": s.insns.iter().map(|(pc, i)| json!({"pc": format!("{pc:#x}"), "insn": i})).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
     })
 }
