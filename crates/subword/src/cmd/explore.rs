@@ -807,7 +807,27 @@ fn write_text(
                 runs[0].cpu
             )?;
             for g in gone {
-                writeln!(out, "  {g}")?;
+                // The first finding of the site, its sides by name.
+                let named = runs[0]
+                    .findings()
+                    .find(|(r, c)| source_site(c, &r.found) == g)
+                    .map(|(r, c)| {
+                        let k = r.found.site_key();
+                        let sides: Vec<String> = k
+                            .pcs
+                            .iter()
+                            .take(2)
+                            .map(|&pc| {
+                                let sym = c.symbol(pc).unwrap_or_else(|| format!("{pc:#x}"));
+                                match c.line(pc) {
+                                    Some(l) => format!("{sym} ({})", short_path(&l)),
+                                    None => sym,
+                                }
+                            })
+                            .collect();
+                        format!("{}: {}", k.kind, sides.join(" / "))
+                    });
+                writeln!(out, "  {}", named.unwrap_or(g))?;
             }
         }
     }
@@ -836,4 +856,9 @@ fn write_text(
         }
     }
     Ok(())
+}
+
+/// `file.c:12` of `/some/dir/file.c:12`.
+fn short_path(line: &str) -> &str {
+    line.rsplit('/').next().unwrap_or(line)
 }
