@@ -471,3 +471,29 @@ fn scan_names_each_site_and_lists_the_instructions_of_its_window() {
         assert!(line.contains("adjacent_chars.c:"), "{line}");
     }
 }
+
+#[test]
+fn a_deadlock_in_a_pie_program_names_where_each_thread_blocks_in_libc() {
+    let Some(dir) = scratch("deadlock") else {
+        return;
+    };
+    let bin = build(
+        &dir,
+        &cli_c("deadlock"),
+        "deadlock",
+        "ev4",
+        &["-fPIE", "-pie"],
+    );
+    let v = explore(&bin, &["--cpu", "ev4"]);
+    let d = findings(&v, "deadlock");
+    assert_eq!(d.len(), 1, "{v:#}");
+    let blocked = d[0]["blocked"].as_array().unwrap();
+    assert!(blocked.len() >= 2, "{v:#}");
+    for b in blocked {
+        // Each thread waits in the futex system call inside libc, whose
+        // instruction is read from the library file at its load bias.
+        assert!(str_of(b, "object").ends_with("libc.so.6.1"), "{b:#}");
+        assert_eq!(str_of(b, "insn"), "callsys", "{b:#}");
+        assert!(!str_of(b, "symbol").is_empty(), "{b:#}");
+    }
+}

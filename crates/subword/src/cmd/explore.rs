@@ -134,10 +134,12 @@ impl Code {
     }
 
     /// Where `pc` is in source terms, for matching findings across
-    /// binaries: `file:line`, else the function, else the pc.
+    /// binaries: `file:line`, else the function, else the library and
+    /// link-time offset (`libc.so.6.1+0x9d0c0`), else the pc.
     fn source(&self, pc: u64) -> String {
         self.line(pc)
             .or_else(|| self.function(pc))
+            .or_else(|| self.symbol(pc))
             .unwrap_or_else(|| format!("{pc:#x}"))
     }
 
