@@ -15,6 +15,8 @@
 //! - [`addressing`]: GM byte address of a tile element, ADR 0074
 //!   (`asl/tile/model/memory/stride.asl`).
 //! - [`forms`]: the one table of command/tile encodings on this path.
+//! - [`contract`]: the other families' `InstructionContractDataTypeLegal_*`
+//!   DataType predicates (`asl/tile/model/legality/dtype-layout.asl`).
 //! - [`asm`]: assembler and disassembler driven by [`forms`].
 //! - [`machine`]: the machine and its state primitives.
 //! - [`memory`]: TLOAD/TSTORE of Local and Shared tiles, preflight, commit
@@ -42,6 +44,7 @@
 pub mod addressing;
 pub mod asm;
 pub mod bundle;
+pub mod contract;
 pub mod footprint;
 pub mod forms;
 pub mod gather;

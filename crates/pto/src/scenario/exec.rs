@@ -1227,12 +1227,32 @@ mod ext {
             }
             "_BundleHintEpoch" => Ok(PredValue::Num(m.bundle_hint_epoch())),
             "_LastBundleHintPayload" => Ok(PredValue::Num(m.last_bundle_hint_payload() as u64)),
-            // The contract predicate is "the code names an assigned DataType"
-            // (asl/tile/memory-and-data-movement/regular/TLOAD.asl, TSTORE.asl).
-            "InstructionContractDataTypeLegal_TLOAD"
-            | "InstructionContractDataTypeLegal_TSTORE" => Ok(PredValue::Bool(
-                DataType::from_code(arg_num(args, 0)? as u32).is_some(),
-            )),
+            // `InstructionContractDataTypeLegal_<OP>` (crate::contract): TLOAD,
+            // TSTORE and TPREFETCH take a DataType encoding, the other families
+            // a TileDataType (by name or code).
+            _ if name.starts_with("InstructionContractDataTypeLegal_") => {
+                let op = &name["InstructionContractDataTypeLegal_".len()..];
+                let by_code = match args.first() {
+                    Some(PredArg::Num(n)) => {
+                        crate::contract::instruction_contract_data_type_code_legal(op, *n as u32)
+                    }
+                    _ => None,
+                };
+                match by_code {
+                    Some(b) => Ok(PredValue::Bool(b)),
+                    None if crate::contract::instruction_contract_data_type_code_legal(op, 0)
+                        .is_some() =>
+                    {
+                        Err(format!("{name} takes a DataType encoding (a number)"))
+                    }
+                    None => crate::contract::instruction_contract_data_type_legal(
+                        op,
+                        arg_dtype(args, 0)?,
+                    )
+                    .map(PredValue::Bool)
+                    .ok_or_else(|| unsupported(name)),
+                }
+            }
             // asl/tile/memory-and-data-movement/regular/TSTORE.asl:
             // InstructionContractDenseStride_TSTORE(columns, dt) = TileDenseRowStrideBytes.
             "InstructionContractDenseStride_TSTORE" => Ok(PredValue::Num(
