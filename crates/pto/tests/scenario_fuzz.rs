@@ -16,6 +16,9 @@ fn step() -> impl Strategy<Value = String> {
     prop_oneof![
         Just("op = \"reset\"".to_string()),
         Just("op = \"reset-bundle\"".to_string()),
+        Just("op = \"enter-bundle-body\"".to_string()),
+        (prop::sample::select(vec!["TAND", "TSEL", "TINSERT", "TIMG2COL", "GMOV", "TPREFETCH", "TLOAD", "TNOPE"]), prop::sample::select(vec!["U64", "FP64", "U4X2", "31", "1", "HiF4X2"]))
+            .prop_map(|(o, a)| format!("op = \"expect-predicate\"\nname = \"InstructionContractDataTypeLegal_{o}\"\nargs = [\"{a}\"]\nvalue = true")),
         (n.clone(), n.clone(), 0u64..70, 0u64..70, 0u64..70)
             .prop_map(|(b, s, vc, vr, c)| format!("op = \"tprefetch\"\nbase = \"{b:#x}\"\nstride_elements = \"{s:#x}\"\nvalid_cols = {vc}\nvalid_rows = {vr}\ncols = {c}\ndtype = \"U8\"\nexpect = \"any\"")),
         (0u64..16, prop::sample::select(vec!["1111", "1000", "0000"])).prop_map(|(n, m)| format!("op = \"expect-binding\"\nn = {n}\npe_mask = \"{m}\"\ndestination_size = {n}")),

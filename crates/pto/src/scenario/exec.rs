@@ -192,6 +192,7 @@ impl Runner {
             Op::ResetBundle => {
                 self.m.reset_bundle_control_state();
             }
+            Op::EnterBundleBody => self.m.enter_bundle_body(),
             Op::Gpr { pe, reg, value } => {
                 let pe = pe.unwrap_or_else(|| self.m.current_pe());
                 self.m.write_pe_gpr(pe, *reg, *value);
@@ -1213,6 +1214,10 @@ mod ext {
                     },
                 ))
             }
+            "_BundleScalarBindings[[0]].valid" => {
+                Ok(PredValue::Bool(m.bundle_state().scalar.valid))
+            }
+            "_BundleBodyActive" => Ok(PredValue::Bool(m.bundle_state().body_active)),
             "_BundleDataAttributesPresent" => Ok(PredValue::Bool(m.bundle_state().datr.present)),
             // `_BundleHint` fields, `_BundleHintEpoch`, `_LastBundleHintPayload`.
             "_BundleHint.present" => Ok(PredValue::Bool(m.bundle_state().hint.present)),

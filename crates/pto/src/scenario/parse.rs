@@ -111,6 +111,8 @@ pub struct TileSpec {
 pub enum Op {
     Reset,
     ResetBundle,
+    /// `EnterBundleBody`.
+    EnterBundleBody,
     Gpr {
         pe: Option<usize>,
         reg: u32,
@@ -357,6 +359,7 @@ impl Op {
         match self {
             Op::Reset => "reset",
             Op::ResetBundle => "reset-bundle",
+            Op::EnterBundleBody => "enter-bundle-body",
             Op::Gpr { .. } => "gpr",
             Op::Memory { .. } => "memory",
             Op::Store { .. } => "store",
@@ -748,6 +751,7 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
     let op = match op {
         "reset" => Op::Reset,
         "reset-bundle" => Op::ResetBundle,
+        "enter-bundle-body" => Op::EnterBundleBody,
         "gpr" => Op::Gpr {
             pe: f.pe()?,
             reg: f.ranged("reg", 31)? as u32,
