@@ -1194,6 +1194,7 @@ impl Machine {
             payload: Default::default(),
             defined: Default::default(),
             defined_valid: 0,
+            predicate: false,
         })
     }
 

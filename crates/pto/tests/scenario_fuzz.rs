@@ -46,6 +46,14 @@ fn step() -> impl Strategy<Value = String> {
             .prop_map(|(i, b, x, p)| format!("op = \"mgather\"\nindex = {i}\nbase = \"{b:#x}\"\nindices = {x}\npad = \"{p}\"\nexpect = \"any\"")),
         (small.clone(), n.clone(), small.clone())
             .prop_map(|(i, b, x)| format!("op = \"mscatter\"\nindex = {i}\nbase = \"{b:#x}\"\nindices = {x}\nexpect = \"any\"")),
+        (small.clone(), n.clone(), small.clone(), small.clone())
+            .prop_map(|(i, b, x, k)| format!("op = \"mgather\"\nindex = {i}\nbase = \"{b:#x}\"\nindices = {x}\nmask = {k}\nexpect = \"any\"")),
+        (small.clone(), n.clone(), small.clone(), small.clone())
+            .prop_map(|(i, b, x, k)| format!("op = \"mscatter\"\nindex = {i}\nbase = \"{b:#x}\"\nindices = {x}\nmask = {k}\nexpect = \"any\"")),
+        (small.clone(), n.clone(), small.clone(), small.clone(), small.clone())
+            .prop_map(|(i, b, x, e, r)| format!("op = \"mgather-cas\"\nindex = {i}\nbase = \"{b:#x}\"\nindices = {x}\nexpected = {e}\nreplacement = {r}\nexpect = \"any\"")),
+        (small.clone(), prop::sample::select(vec![0u64, 1, 2, 128, 300]), 0u64..40, 0u64..40, 0u64..40, 0u64..40)
+            .prop_map(|(i, c, r, col, vr, vc)| format!("op = \"predicate-tile\"\nindex = {i}\ncapacity = {c}\nrows = {r}\ncols = {col}\nvalid_rows = {vr}\nvalid_cols = {vc}")),
         (small.clone(), small.clone(), n.clone())
             .prop_map(|(i, s, p)| format!("op = \"gmov\"\nindex = {i}\nsource = {s}\npeer_tid = \"{p:#x}\"\nexpect = \"any\"")),
         (small.clone(), small.clone())

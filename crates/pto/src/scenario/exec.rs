@@ -298,11 +298,15 @@ impl Runner {
                 index,
                 base,
                 indices,
+                mask,
                 pad,
                 expect,
             } => {
                 let pad = crate::memory::PadValue::from_code(*pad as u32);
-                let r = self.m.mgather(*index, *base, *indices, pad);
+                let r = match mask {
+                    None => self.m.mgather(*index, *base, *indices, pad),
+                    Some(k) => self.m.mgather_mask(*index, *base, *indices, *k, pad),
+                };
                 self.check_exec(expect, r.is_ok());
                 self.after_transfer();
             }
@@ -310,11 +314,51 @@ impl Runner {
                 index,
                 base,
                 indices,
+                mask,
                 expect,
             } => {
-                let r = self.m.mscatter(*base, *index, *indices);
+                let r = match mask {
+                    None => self.m.mscatter(*base, *index, *indices),
+                    Some(k) => self.m.mscatter_mask(*base, *index, *indices, *k),
+                };
                 self.check_exec(expect, r.is_ok());
                 self.after_transfer();
+            }
+            Op::MGatherCas {
+                index,
+                base,
+                indices,
+                expected,
+                replacement,
+                pad,
+                expect,
+            } => {
+                let pad = crate::memory::PadValue::from_code(*pad as u32);
+                let r = self
+                    .m
+                    .mgather_cas(*index, *base, *indices, *expected, *replacement, pad);
+                self.check_exec(expect, r.is_ok());
+                self.after_transfer();
+            }
+            Op::PredicateTile {
+                index,
+                capacity,
+                rows,
+                cols,
+                valid_rows,
+                valid_cols,
+                mask,
+            } => {
+                let r = self.m.configure_predicate_tile(
+                    *index,
+                    *capacity,
+                    *rows,
+                    *cols,
+                    *valid_rows,
+                    *valid_cols,
+                    *mask,
+                );
+                self.setup(&format!("configuring predicate tile {index}"), r);
             }
             Op::ScalarBinding {
                 destination,
@@ -1054,6 +1098,7 @@ mod ext {
             kind: match e.kind {
                 MemoryEventKind::Load => "load",
                 MemoryEventKind::Store => "store",
+                MemoryEventKind::Atomic => "atomic",
             },
             address: e.address,
             size_bytes: e.size_bytes as u64,

@@ -163,20 +163,45 @@ pub enum Op {
         stride: u64,
         expect: ExecExpect,
     },
-    /// `MGATHER(index, base, indices, pad)`.
+    /// `MGATHER(index, base, indices, pad)`, or `MGATHER_MASK(index, base,
+    /// indices, mask, pad)` with `mask`.
     MGather {
         index: u32,
         base: u64,
         indices: u32,
+        mask: Option<u32>,
         pad: u8,
         expect: ExecExpect,
     },
-    /// `MSCATTER(base, index, indices)`.
+    /// `MSCATTER(base, index, indices)`, or `MSCATTER_MASK(base, index,
+    /// indices, mask)` with `mask`.
     MScatter {
         index: u32,
         base: u64,
         indices: u32,
+        mask: Option<u32>,
         expect: ExecExpect,
+    },
+    /// `MGATHER_CAS(index, base, indices, expected, replacement, pad)`.
+    MGatherCas {
+        index: u32,
+        base: u64,
+        indices: u32,
+        expected: u32,
+        replacement: u32,
+        pad: u8,
+        expect: ExecExpect,
+    },
+    /// `ConfigurePredicateTileForMask(index, capacity, rows, cols,
+    /// valid_rows, valid_cols, mask)`.
+    PredicateTile {
+        index: u32,
+        capacity: u64,
+        rows: u64,
+        cols: u64,
+        valid_rows: u64,
+        valid_cols: u64,
+        mask: u8,
     },
     /// `SetBundleScalarBinding(0, destination, source0, source1, source2, 3)`.
     ScalarBinding {
@@ -374,6 +399,8 @@ impl Op {
             Op::TPrefetch { .. } => "tprefetch",
             Op::MGather { .. } => "mgather",
             Op::MScatter { .. } => "mscatter",
+            Op::MGatherCas { .. } => "mgather-cas",
+            Op::PredicateTile { .. } => "predicate-tile",
             Op::GMov { .. } => "gmov",
             Op::TMov { .. } => "tmov",
             Op::ScalarBinding { .. } => "scalar-binding",
@@ -685,6 +712,16 @@ impl<'a> Fields<'a> {
             _ => Err("give only one of `binding`, `index`, `shared`".into()),
         }
     }
+    /// `pad` (`Zero`/`Max`/`Min`/`Null`, default `Null`) as its code.
+    fn pad_field(&mut self) -> Result<u8, String> {
+        Ok(match self.named("pad", PAD_VALUES, "Null")?.as_str() {
+            "Zero" => 0,
+            "Max" => 1,
+            "Min" => 2,
+            _ => 3,
+        })
+    }
+
     fn tile_spec(&mut self, cube: bool) -> Result<TileSpec, String> {
         let index = self.ranged("index", u32::MAX as u64)? as u32;
         let capacity = self.num("capacity")?;
@@ -841,19 +878,34 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
             index: f.ranged("index", u32::MAX as u64)? as u32,
             base: f.num("base")?,
             indices: f.ranged("indices", u32::MAX as u64)? as u32,
-            pad: match f.named("pad", PAD_VALUES, "Null")?.as_str() {
-                "Zero" => 0,
-                "Max" => 1,
-                "Min" => 2,
-                _ => 3,
-            },
+            mask: f.opt_ranged("mask", u32::MAX as u64)?.map(|m| m as u32),
+            pad: f.pad_field()?,
             expect: f.exec_expect()?,
         },
         "mscatter" => Op::MScatter {
             index: f.ranged("index", u32::MAX as u64)? as u32,
             base: f.num("base")?,
             indices: f.ranged("indices", u32::MAX as u64)? as u32,
+            mask: f.opt_ranged("mask", u32::MAX as u64)?.map(|m| m as u32),
             expect: f.exec_expect()?,
+        },
+        "mgather-cas" => Op::MGatherCas {
+            index: f.ranged("index", u32::MAX as u64)? as u32,
+            base: f.num("base")?,
+            indices: f.ranged("indices", u32::MAX as u64)? as u32,
+            expected: f.ranged("expected", u32::MAX as u64)? as u32,
+            replacement: f.ranged("replacement", u32::MAX as u64)? as u32,
+            pad: f.pad_field()?,
+            expect: f.exec_expect()?,
+        },
+        "predicate-tile" => Op::PredicateTile {
+            index: f.ranged("index", u32::MAX as u64)? as u32,
+            capacity: f.num("capacity")?,
+            rows: f.num("rows")?,
+            cols: f.num("cols")?,
+            valid_rows: f.num("valid_rows")?,
+            valid_cols: f.num("valid_cols")?,
+            mask: f.opt_mask("mask")?.unwrap_or(0b0001),
         },
         "scalar-binding" => Op::ScalarBinding {
             destination: f.opt_ranged("destination", 31)?.unwrap_or(0) as u32,
@@ -1015,8 +1067,8 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
             let n = f.num("n")?;
             let kind = f.opt_string("kind")?;
             if let Some(k) = &kind {
-                if k != "load" && k != "store" {
-                    return Err(format!("`kind` = `{k}`: want `load` or `store`"));
+                if k != "load" && k != "store" && k != "atomic" {
+                    return Err(format!("`kind` = `{k}`: want `load`, `store` or `atomic`"));
                 }
             }
             Op::ExpectEvent {
