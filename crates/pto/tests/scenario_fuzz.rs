@@ -17,6 +17,13 @@ fn step() -> impl Strategy<Value = String> {
         Just("op = \"reset\"".to_string()),
         Just("op = \"reset-bundle\"".to_string()),
         Just("op = \"enter-bundle-body\"".to_string()),
+        Just("op = \"reset-memory-execution\"".to_string()),
+        (0u64..256, small.clone(), prop::sample::select(vec!["1111", "1010", "0000"]), prop::option::of(0u64..70), any::<bool>())
+            .prop_map(|(id, t, m, c, d)| format!("op = \"atomic-update-shared\"\nid = {id}\nfrom_tile = {t}\nmask = \"{m}\"\n{}contents_defined = {d}\nexpect = true", c.map(|c| format!("cols = {c}\nvalid_cols = {c}\n")).unwrap_or_default())),
+        (0u64..256, prop::sample::select(vec!["1111", "0001"]), n.clone())
+            .prop_map(|(id, m, k)| format!("op = \"expect-materialized\"\nid = {id}\nmask = \"{m}\"\nstorage = \"{k:#x}\"\nvalue = \"undefined\"")),
+        (0u64..256, n.clone(), n.clone(), 0u64..13, 0u64..70, 0u64..70, 0u64..70, 0u64..70, prop::sample::select(DTYPES.to_vec()), prop::sample::select(vec!["1111", "0001", "0000"]))
+            .prop_map(|(id, b, s, z, r, c, vr, vc, d, m)| format!("op = \"tload-shared\"\nid = {id}\nbase = \"{b:#x}\"\nstride = \"{s:#x}\"\nsize_code = {z}\nrows = {r}\ncols = {c}\nvalid_rows = {vr}\nvalid_cols = {vc}\ndtype = \"{d}\"\nmask = \"{m}\"\nexpect = \"any\"")),
         (prop::sample::select(vec!["TAND", "TSEL", "TINSERT", "TIMG2COL", "GMOV", "TPREFETCH", "TLOAD", "TNOPE"]), prop::sample::select(vec!["U64", "FP64", "U4X2", "31", "1", "HiF4X2"]))
             .prop_map(|(o, a)| format!("op = \"expect-predicate\"\nname = \"InstructionContractDataTypeLegal_{o}\"\nargs = [\"{a}\"]\nvalue = true")),
         (n.clone(), n.clone(), 0u64..70, 0u64..70, 0u64..70)

@@ -340,6 +340,94 @@ impl Runner {
                 self.check_exec(expect, r.is_ok());
                 self.after_transfer();
             }
+            Op::AtomicUpdateShared {
+                id,
+                from_tile,
+                mask,
+                edits,
+                expect,
+            } => match self
+                .m
+                .atomic_update_shared_tile_snapshot(*id, *from_tile, *mask, edits)
+            {
+                Some(got) => self.check(
+                    &format!("AtomicUpdateSharedTile(S{id}, T{from_tile}) ="),
+                    *expect,
+                    got,
+                    |b| b.to_string(),
+                ),
+                None => self.fail(format!("tile {from_tile} to exist"), "no such tile"),
+            },
+            Op::ExpectMaterialized {
+                id,
+                mask,
+                storage,
+                value,
+            } => {
+                let Some(t) = self.m.materialize_shared_tile(*id, *mask) else {
+                    self.fail(
+                        format!("SharedTileDescriptorLegal(S{id})"),
+                        "no legal descriptor",
+                    );
+                    return;
+                };
+                if *storage >= t.payload.len() as u64 {
+                    self.fail(format!("storage index {storage} inside S{id}"), "outside");
+                    return;
+                }
+                let got = t.payload.get(*storage as usize);
+                let want = match value {
+                    ElementValue::Value(v) => *v,
+                    ElementValue::Undefined => Machine::undefined_shared_tile_word(*id, *storage),
+                };
+                if got != want {
+                    self.fail(
+                        format!(
+                            "MaterializeSharedTile(S{id}).payload[{storage}] = {}",
+                            hex(want)
+                        ),
+                        hex(got),
+                    );
+                }
+            }
+            Op::ResetMemoryExecution => self.m.reset_memory_execution(),
+            Op::TLoadShared {
+                id,
+                base,
+                stride,
+                size_code,
+                rows,
+                cols,
+                valid_rows,
+                valid_cols,
+                dtype,
+                layout,
+                mask,
+                expect,
+            } => {
+                let (Ok(dt), Ok(layout)) = (
+                    dtype.parse::<crate::DataType>(),
+                    layout.parse::<crate::TileLayout>(),
+                ) else {
+                    self.fail("a data type and layout", format!("{dtype}, {layout}"));
+                    return;
+                };
+                let r = self.m.tload_shared_direct(
+                    *id,
+                    *base,
+                    *stride,
+                    *size_code,
+                    *rows,
+                    *cols,
+                    *valid_rows,
+                    *valid_cols,
+                    dt,
+                    layout,
+                    *mask,
+                );
+                self.check_exec(expect, r.is_ok());
+                self.after_transfer();
+            }
             Op::PredicateTile {
                 index,
                 capacity,

@@ -192,6 +192,38 @@ pub enum Op {
         pad: u8,
         expect: ExecExpect,
     },
+    /// `AtomicUpdateSharedTile(id, _Tiles[[from_tile]] with edits, mask) == expect`.
+    AtomicUpdateShared {
+        id: u8,
+        from_tile: u32,
+        mask: u8,
+        edits: crate::shared::SnapshotEdits,
+        expect: bool,
+    },
+    /// `MaterializeSharedTile(id, mask).payload[[storage]] == value`.
+    ExpectMaterialized {
+        id: u8,
+        mask: u8,
+        storage: u64,
+        value: ElementValue,
+    },
+    /// `ResetMemoryExecution`.
+    ResetMemoryExecution,
+    /// The direct `TLOADShared` with one base and stride for every PE.
+    TLoadShared {
+        id: u8,
+        base: u64,
+        stride: u64,
+        size_code: u32,
+        rows: u64,
+        cols: u64,
+        valid_rows: u64,
+        valid_cols: u64,
+        dtype: String,
+        layout: String,
+        mask: u8,
+        expect: ExecExpect,
+    },
     /// `ConfigurePredicateTileForMask(index, capacity, rows, cols,
     /// valid_rows, valid_cols, mask)`.
     PredicateTile {
@@ -401,6 +433,10 @@ impl Op {
             Op::MScatter { .. } => "mscatter",
             Op::MGatherCas { .. } => "mgather-cas",
             Op::PredicateTile { .. } => "predicate-tile",
+            Op::AtomicUpdateShared { .. } => "atomic-update-shared",
+            Op::ExpectMaterialized { .. } => "expect-materialized",
+            Op::ResetMemoryExecution => "reset-memory-execution",
+            Op::TLoadShared { .. } => "tload-shared",
             Op::GMov { .. } => "gmov",
             Op::TMov { .. } => "tmov",
             Op::ScalarBinding { .. } => "scalar-binding",
@@ -896,6 +932,43 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
             expected: f.ranged("expected", u32::MAX as u64)? as u32,
             replacement: f.ranged("replacement", u32::MAX as u64)? as u32,
             pad: f.pad_field()?,
+            expect: f.exec_expect()?,
+        },
+        "atomic-update-shared" => Op::AtomicUpdateShared {
+            id: f.ranged("id", 255)? as u8,
+            from_tile: f.ranged("from_tile", u32::MAX as u64)? as u32,
+            mask: f.mask("mask")?,
+            edits: crate::shared::SnapshotEdits {
+                columns: f.opt_num("cols")?,
+                valid_columns: f.opt_num("valid_cols")?,
+                contents_defined: f.opt_bool("contents_defined")?,
+                defined_valid_elements: f.opt_num("defined_valid_elements")?,
+            },
+            expect: f.opt_bool("expect")?.unwrap_or(true),
+        },
+        "expect-materialized" => Op::ExpectMaterialized {
+            id: f.ranged("id", 255)? as u8,
+            mask: f.mask("mask")?,
+            storage: f.num("storage")?,
+            value: match f.get("value") {
+                None => return Err("missing field `value`".into()),
+                Some(Value::String(s)) if s == "undefined" => ElementValue::Undefined,
+                Some(v) => ElementValue::Value(number(v).map_err(|e| format!("`value`: {e}"))?),
+            },
+        },
+        "reset-memory-execution" => Op::ResetMemoryExecution,
+        "tload-shared" => Op::TLoadShared {
+            id: f.ranged("id", 255)? as u8,
+            base: f.num("base")?,
+            stride: f.num("stride")?,
+            size_code: f.ranged("size_code", 12)? as u32,
+            rows: f.ranged("rows", 65535)?,
+            cols: f.ranged("cols", 65535)?,
+            valid_rows: f.ranged("valid_rows", 65535)?,
+            valid_cols: f.ranged("valid_cols", 65535)?,
+            dtype: f.dtype("dtype")?,
+            layout: f.named("layout", LAYOUTS, "RowMajor")?,
+            mask: f.mask("mask")?,
             expect: f.exec_expect()?,
         },
         "predicate-tile" => Op::PredicateTile {
