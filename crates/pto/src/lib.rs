@@ -21,6 +21,8 @@
 //! - [`machine`]: the machine and its state primitives.
 //! - [`memory`]: TLOAD/TSTORE of Local and Shared tiles, preflight, commit
 //!   (`asl/tile/model/memory/load-store.asl`, `shared-movement.asl`).
+//! - [`memory_model`]: the PTO-TSO candidate-execution checker over hand-built
+//!   events (`asl/arch/memory-model/ordering.asl`).
 //! - [`bundle`]: the bundle machine: command execution, bindings, commit
 //!   (`asl/block/model/**`).
 //! - [`trap`]: trap contexts saved by a fault and `RecoverTrapContext`
@@ -51,6 +53,7 @@ pub mod gather;
 pub mod gm;
 pub mod machine;
 pub mod memory;
+pub mod memory_model;
 pub mod operands;
 pub mod prefetch;
 mod rows;

@@ -18,6 +18,19 @@ fn step() -> impl Strategy<Value = String> {
         Just("op = \"reset-bundle\"".to_string()),
         Just("op = \"enter-bundle-body\"".to_string()),
         Just("op = \"reset-memory-execution\"".to_string()),
+        (prop::sample::select(vec!["candidate-initial-write", "candidate-load", "candidate-store", "candidate-atomic"]), 0u64..4, n.clone(), prop::sample::select(vec![1u64, 2, 4, 8]), n.clone(), 0u64..4, any::<bool>())
+            .prop_map(|(op, a, addr, s, v, r, w)| {
+                let extra = match op {
+                    "candidate-initial-write" => String::new(),
+                    "candidate-load" => format!("agent = {a}\norder = \"MemoryOrder_Acquire\"\n"),
+                    "candidate-store" => format!("agent = {a}\nrank = {r}\n"),
+                    _ => format!("agent = {a}\nrank = {r}\nwrite_value = 1\nwrite_performed = {w}\norder = \"Release\"\n"),
+                };
+                format!("op = \"{op}\"\n{extra}addr = \"{addr:#x}\"\nsize = {s}\nvalue = \"{v:#x}\"")
+            }),
+        (0u64..12, 0u64..12).prop_map(|(r, s)| format!("op = \"candidate-read-from\"\nread = {r}\nsource = {s}")),
+        prop::sample::select(vec!["MemoryCandidateExecutionValid", "MemoryExecutionAllowedTSO", "CandidateEventCount"])
+            .prop_map(|n| format!("op = \"expect-predicate\"\nname = \"{n}\"\nvalue = true")),
         (0u64..256, small.clone(), prop::sample::select(vec!["1111", "1010", "0000"]), prop::option::of(0u64..70), any::<bool>())
             .prop_map(|(id, t, m, c, d)| format!("op = \"atomic-update-shared\"\nid = {id}\nfrom_tile = {t}\nmask = \"{m}\"\n{}contents_defined = {d}\nexpect = true", c.map(|c| format!("cols = {c}\nvalid_cols = {c}\n")).unwrap_or_default())),
         (0u64..256, prop::sample::select(vec!["1111", "0001"]), n.clone())

@@ -9,8 +9,8 @@
 use std::str::FromStr;
 
 use super::parse::{
-    CommandExpect, CommandSource, ElementAt, ElementValue, ExecExpect, Op, PredArg, PredValue,
-    Scenario, TileExpect, TileRef, TileSpec,
+    CandidateKind, CommandExpect, CommandSource, ElementAt, ElementValue, ExecExpect, Op, PredArg,
+    PredValue, Scenario, TileExpect, TileRef, TileSpec,
 };
 use super::report::{analyse_transfer, StrideInfo, TransferContext, Warning};
 use crate::{
@@ -97,6 +97,7 @@ pub fn run(sc: &Scenario, opts: RunOptions) -> FileReport {
         },
         step: 0,
         last_transfers: Vec::new(),
+        candidate: Default::default(),
         op: "",
     };
     for (i, op) in sc.steps.iter().enumerate() {
@@ -115,6 +116,8 @@ struct Runner {
     op: &'static str,
     /// Transfer records of the last TLOAD/TSTORE, for `expect-transfer`.
     last_transfers: Vec<crate::machine::TransferInfo>,
+    /// The hand-built candidate execution of the `candidate-*` ops.
+    candidate: crate::memory_model::Candidate,
 }
 
 fn hex(v: u64) -> String {
@@ -188,6 +191,7 @@ impl Runner {
         match op {
             Op::Reset => {
                 self.m.reset_profile_state();
+                self.candidate.reset();
             }
             Op::ResetBundle => {
                 self.m.reset_bundle_control_state();
@@ -390,7 +394,49 @@ impl Runner {
                     );
                 }
             }
-            Op::ResetMemoryExecution => self.m.reset_memory_execution(),
+            Op::ResetMemoryExecution => {
+                self.m.reset_memory_execution();
+                self.candidate.reset();
+            }
+            Op::CandidateEvent {
+                kind,
+                agent,
+                addr,
+                size,
+                value,
+                order,
+                rank,
+            } => {
+                let c = &mut self.candidate;
+                match kind {
+                    CandidateKind::InitialWrite => c.add_initial_write(*addr, *size, *value),
+                    CandidateKind::Load => c.add_load(*agent, *addr, *size, *value, *order),
+                    CandidateKind::Store => {
+                        c.add_store(*agent, *addr, *size, *value, *order, *rank)
+                    }
+                    CandidateKind::Atomic {
+                        write_value,
+                        write_performed,
+                    } => c.add_atomic(
+                        *agent,
+                        *addr,
+                        *size,
+                        *value,
+                        *write_value,
+                        *order,
+                        *rank,
+                        *write_performed,
+                    ),
+                };
+            }
+            Op::CandidateReadFrom { read, source } => {
+                if !self.candidate.set_read_from(*read, *source) {
+                    self.fail(
+                        format!("events {read} and {source} in the candidate"),
+                        format!("{} events", self.candidate.events.len()),
+                    );
+                }
+            }
             Op::TLoadShared {
                 id,
                 base,
@@ -607,8 +653,12 @@ impl Runner {
                 size,
                 read_value,
                 write_value,
+                agent,
             } => match ext::memory_event(&self.m, *n) {
                 Ok(Some(ev)) => {
+                    if let Some(a) = agent {
+                        self.check(&format!("event {n} agent"), *a, ev.agent, |x| x.to_string());
+                    }
                     if let Some(k) = kind {
                         self.check(
                             &format!("event {n} kind"),
@@ -724,7 +774,20 @@ impl Runner {
                 Err(e) => self.fail(format!("trap context {context}"), e),
             },
             Op::ExpectPredicate { name, args, value } => {
-                match ext::predicate(&self.m, name, args) {
+                let c = &self.candidate;
+                let candidate = match name.as_str() {
+                    "MemoryCandidateExecutionValid" => Some(Ok(PredValue::Bool(c.valid()))),
+                    "MemoryExecutionAllowedTSO" => Some(Ok(PredValue::Bool(c.allowed_tso()))),
+                    "CandidateEventCount" => Some(Ok(PredValue::Num(c.events.len() as u64))),
+                    "CandidateFenceCount" => Some(Ok(PredValue::Num(
+                        c.events
+                            .iter()
+                            .filter(|e| e.kind == crate::memory_model::Kind::Fence)
+                            .count() as u64,
+                    ))),
+                    _ => None,
+                };
+                match candidate.unwrap_or_else(|| ext::predicate(&self.m, name, args)) {
                     Ok(got) => {
                         if got != *value {
                             self.fail(
@@ -1148,6 +1211,7 @@ mod ext {
 
     pub struct Event {
         pub kind: &'static str,
+        pub agent: u64,
         pub address: u64,
         pub size_bytes: u64,
         pub read_value: u64,
@@ -1188,6 +1252,7 @@ mod ext {
                 MemoryEventKind::Store => "store",
                 MemoryEventKind::Atomic => "atomic",
             },
+            agent: e.agent as u64,
             address: e.address,
             size_bytes: e.size_bytes as u64,
             read_value: e.read_value,

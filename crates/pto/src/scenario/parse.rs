@@ -106,6 +106,20 @@ pub struct TileSpec {
     pub mask: Option<u8>,
 }
 
+/// Which `Add*Event` a `candidate-*` op is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CandidateKind {
+    InitialWrite,
+    Load,
+    Store,
+    /// `AddAtomicOutcomeEvent`: `value` is the value read, `write_value`
+    /// the value written when `write_performed`.
+    Atomic {
+        write_value: u64,
+        write_performed: bool,
+    },
+}
+
 /// One typed step. Names follow the op strings of `PTO-SCENARIO.md`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op {
@@ -209,6 +223,22 @@ pub enum Op {
     },
     /// `ResetMemoryExecution`.
     ResetMemoryExecution,
+    /// `AddInitialWriteEvent` / `AddLoadEvent` / `AddStoreEvent` into the
+    /// hand-built candidate execution.
+    CandidateEvent {
+        kind: CandidateKind,
+        agent: usize,
+        addr: u64,
+        size: u32,
+        value: u64,
+        order: crate::memory_model::Order,
+        rank: u64,
+    },
+    /// `SetMemoryReadFrom(read, source)` in the candidate.
+    CandidateReadFrom {
+        read: usize,
+        source: usize,
+    },
     /// The direct `TLOADShared` with one base and stride for every PE.
     TLoadShared {
         id: u8,
@@ -326,6 +356,7 @@ pub enum Op {
         size: Option<u64>,
         read_value: Option<u64>,
         write_value: Option<u64>,
+        agent: Option<u64>,
     },
     ExpectBundleActive {
         value: bool,
@@ -436,6 +467,23 @@ impl Op {
             Op::AtomicUpdateShared { .. } => "atomic-update-shared",
             Op::ExpectMaterialized { .. } => "expect-materialized",
             Op::ResetMemoryExecution => "reset-memory-execution",
+            Op::CandidateEvent {
+                kind: CandidateKind::InitialWrite,
+                ..
+            } => "candidate-initial-write",
+            Op::CandidateEvent {
+                kind: CandidateKind::Load,
+                ..
+            } => "candidate-load",
+            Op::CandidateEvent {
+                kind: CandidateKind::Store,
+                ..
+            } => "candidate-store",
+            Op::CandidateEvent {
+                kind: CandidateKind::Atomic { .. },
+                ..
+            } => "candidate-atomic",
+            Op::CandidateReadFrom { .. } => "candidate-read-from",
             Op::TLoadShared { .. } => "tload-shared",
             Op::GMov { .. } => "gmov",
             Op::TMov { .. } => "tmov",
@@ -957,6 +1005,51 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
             },
         },
         "reset-memory-execution" => Op::ResetMemoryExecution,
+        "candidate-initial-write" | "candidate-load" | "candidate-store" | "candidate-atomic" => {
+            let kind = match op {
+                "candidate-initial-write" => CandidateKind::InitialWrite,
+                "candidate-load" => CandidateKind::Load,
+                "candidate-store" => CandidateKind::Store,
+                _ => CandidateKind::Atomic {
+                    write_value: f.num("write_value")?,
+                    write_performed: f.bool("write_performed")?,
+                },
+            };
+            let agent = if kind == CandidateKind::InitialWrite {
+                0
+            } else {
+                f.ranged("agent", 3)? as usize
+            };
+            let addr = f.num("addr")?;
+            let size = f.num("size")?;
+            if ![1, 2, 4, 8].contains(&size) {
+                return Err(format!("`size` = {size}: want 1, 2, 4 or 8"));
+            }
+            let value = f.num("value")?;
+            let order = match f.opt_string("order")? {
+                None => crate::memory_model::Order::Relaxed,
+                Some(s) => crate::memory_model::Order::from_name(&s).ok_or_else(|| {
+                    format!("`order` = `{s}`: want Relaxed, Acquire, Release or AcquireRelease")
+                })?,
+            };
+            let rank = match kind {
+                CandidateKind::Store | CandidateKind::Atomic { .. } => f.num("rank")?,
+                _ => 0,
+            };
+            Op::CandidateEvent {
+                kind,
+                agent,
+                addr,
+                size: size as u32,
+                value,
+                order,
+                rank,
+            }
+        }
+        "candidate-read-from" => Op::CandidateReadFrom {
+            read: f.ranged("read", u32::MAX as u64)? as usize,
+            source: f.ranged("source", u32::MAX as u64)? as usize,
+        },
         "tload-shared" => Op::TLoadShared {
             id: f.ranged("id", 255)? as u8,
             base: f.num("base")?,
@@ -1151,6 +1244,7 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
                 size: f.opt_num("size")?,
                 read_value: f.opt_num("read_value")?,
                 write_value: f.opt_num("write_value")?,
+                agent: f.opt_num("agent")?,
             }
         }
         "expect-bundle-active" => Op::ExpectBundleActive {
