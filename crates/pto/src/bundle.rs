@@ -446,7 +446,11 @@ impl Machine {
         if !self.bundle.header_open() || self.bundle.sequence_closed() {
             return Err(Fault::BundleControl);
         }
-        if !self.bundle.tile_mask_can_append(mask) {
+        // TMOV Local-to-Shared (Functions 9, 10): the B.IOT is source-only
+        // (the Shared TSize belongs to the destination B.IOS), so a local
+        // destination is a schema error.
+        let local_to_shared = self.bundle.op.valid && matches!(self.bundle.op.function, 9 | 10);
+        if !self.bundle.tile_mask_can_append(mask) || (local_to_shared && dst) {
             return Err(Fault::TileLegality);
         }
         let binding = TileBinding {

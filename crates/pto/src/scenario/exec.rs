@@ -1415,6 +1415,7 @@ mod ext {
             "_BundleScalarBindings[[0]].valid" => {
                 Ok(PredValue::Bool(m.bundle_state().scalar.valid))
             }
+            "_BundleOperation.selector" => Ok(PredValue::Num(m.bundle_state().op.function as u64)),
             "_BundleBodyActive" => Ok(PredValue::Bool(m.bundle_state().body_active)),
             "_BundleDataAttributesPresent" => Ok(PredValue::Bool(m.bundle_state().datr.present)),
             // `_BundleHint` fields, `_BundleHintEpoch`, `_LastBundleHintPayload`.
