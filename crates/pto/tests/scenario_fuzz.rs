@@ -125,3 +125,33 @@ proptest! {
         }
     }
 }
+
+/// Each op this model added beyond PTO-SCENARIO.md, malformed, is a
+/// `ScenarioError` naming the file, the step and the reason.
+#[test]
+fn malformed_new_ops_name_the_step_and_the_reason() {
+    let cases: &[(&str, &str)] = &[
+        ("op = \"enter-bundle-body\"\nextra = 1", "unknown field `extra`"),
+        ("op = \"predicate-tile\"\nindex = 1\ncapacity = 128\nrows = 1\ncols = 16\nvalid_rows = 1", "`valid_cols`"),
+        ("op = \"mgather-cas\"\nindex = 1\nbase = 0\nindices = 2\nexpected = 3", "`replacement`"),
+        ("op = \"mgather\"\nindex = 1\nbase = 0\nindices = 2\nmask = \"x\"", "`mask`"),
+        ("op = \"atomic-update-shared\"\nid = 256\nfrom_tile = 0\nmask = \"1111\"", "`id`"),
+        ("op = \"atomic-update-shared\"\nid = 1\nfrom_tile = 0\nmask = \"12\"", "`mask`"),
+        ("op = \"expect-materialized\"\nid = 1\nmask = \"1111\"\nstorage = 0", "`value`"),
+        ("op = \"tload-shared\"\nid = 1\nbase = 0\nstride = 0\nsize_code = 13\nrows = 1\ncols = 1\nvalid_rows = 1\nvalid_cols = 1\ndtype = \"U8\"\nmask = \"0001\"", "`size_code`"),
+        ("op = \"candidate-store\"\nagent = 0\naddr = 0\nsize = 3\nvalue = 1\nrank = 1", "`size` = 3"),
+        ("op = \"candidate-load\"\nagent = 4\naddr = 0\nsize = 8\nvalue = 1", "`agent`"),
+        ("op = \"candidate-load\"\nagent = 0\naddr = 0\nsize = 8\nvalue = 1\norder = \"SeqCst\"", "`order` = `SeqCst`"),
+        ("op = \"candidate-atomic\"\nagent = 0\naddr = 0\nsize = 8\nvalue = 1\nrank = 1\nwrite_value = 2", "`write_performed`"),
+        ("op = \"candidate-read-from\"\nread = 1", "`source`"),
+        ("op = \"expect-event\"\nn = 0\nkind = \"fence\"", "`kind` = `fence`"),
+    ];
+    for (step, reason) in cases {
+        let text = format!("[[step]]\nop = \"reset\"\n\n[[step]]\n{step}\n");
+        let e = scenario::parse("bad.toml", &text)
+            .expect_err(step)
+            .to_string();
+        assert!(e.starts_with("bad.toml: step 2"), "{e}");
+        assert!(e.contains(reason), "{step}: {e}");
+    }
+}
