@@ -110,6 +110,9 @@ pub struct HintState {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Bundle {
     pub active: bool,
+    /// `_BundleBodyActive`: set by `EnterBundleBody`; header commands are
+    /// then rejected with `Fault_BundleControl`.
+    pub body_active: bool,
     pub op: Operation,
     pub datr: DataAttributes,
     pub dims: [u64; 3],
@@ -122,6 +125,12 @@ pub struct Bundle {
 }
 
 impl Bundle {
+    /// An active bundle still in its header (`_BundleActive && !_BundleBodyActive`),
+    /// where the header commands are legal.
+    pub fn header_open(&self) -> bool {
+        self.active && !self.body_active
+    }
+
     /// `CurrentBundlePadValue`: Null unless B.DATR is present.
     pub fn pad_value(&self) -> PadValue {
         if self.datr.present {
@@ -227,7 +236,7 @@ impl Machine {
             }
             FormKind::DataAttributes => self.command_datr(&d),
             FormKind::BundleDimension { lb } => {
-                if !self.bundle.active {
+                if !self.bundle.header_open() {
                     Err(Fault::BundleControl)
                 } else {
                     let pe = self.current_pe;
@@ -240,7 +249,7 @@ impl Machine {
             }
             FormKind::SharedIo => self.command_ios(&d),
             FormKind::ScalarIo => {
-                if !self.bundle.active || self.bundle.scalar.valid {
+                if !self.bundle.header_open() || self.bundle.scalar.valid {
                     Err(Fault::BundleControl)
                 } else {
                     self.bundle.scalar = ScalarBinding {
@@ -263,6 +272,17 @@ impl Machine {
             CommandExecution::Rejected
         } else {
             CommandExecution::Executed
+        }
+    }
+
+    /// `EnterBundleBody` (asl/block/model/lifecycle/enter-stop.asl): the
+    /// active bundle's header closes (`_BundleBodyActive`); without an
+    /// active bundle, `Fault_BundleControl`.
+    pub fn enter_bundle_body(&mut self) {
+        if !self.bundle.active {
+            self.set_fault(Fault::BundleControl, None);
+        } else {
+            self.bundle.body_active = true;
         }
     }
 
@@ -323,7 +343,7 @@ impl Machine {
                 ..HintState::default()
             }
         } else {
-            if !self.bundle.active || self.bundle.hint.present {
+            if !self.bundle.header_open() || self.bundle.hint.present {
                 return Err(Fault::BundleControl);
             }
             HintState {
@@ -343,7 +363,7 @@ impl Machine {
     }
 
     fn command_datr(&mut self, d: &forms::Decoded) -> Result<(), Fault> {
-        if !self.bundle.active || self.bundle.datr.present {
+        if !self.bundle.header_open() || self.bundle.datr.present {
             return Err(Fault::BundleControl);
         }
         // SetBundleDataAttributeState: the catalog constraints have already
@@ -366,12 +386,12 @@ impl Machine {
         let size = d.get("SizeCode");
         if mask == 0 {
             // Strict no-op before placement and every later check.
-            if self.bundle.active {
+            if self.bundle.header_open() {
                 self.bundle.zero_participation_seen = true;
             }
             return Ok(());
         }
-        if !self.bundle.active {
+        if !self.bundle.header_open() {
             return Err(Fault::BundleControl);
         }
         // BindBundleSharedIO.
@@ -418,15 +438,19 @@ impl Machine {
     ) -> Result<(), Fault> {
         let mask = forms::pe_mask_of_pe_mode(d.get("PEMode"));
         if mask == 0 {
-            if self.bundle.active {
+            if self.bundle.header_open() {
                 self.bundle.zero_participation_seen = true;
             }
             return Ok(());
         }
-        if !self.bundle.active || self.bundle.sequence_closed() {
+        if !self.bundle.header_open() || self.bundle.sequence_closed() {
             return Err(Fault::BundleControl);
         }
-        if !self.bundle.tile_mask_can_append(mask) {
+        // TMOV Local-to-Shared (Functions 9, 10): the B.IOT is source-only
+        // (the Shared TSize belongs to the destination B.IOS), so a local
+        // destination is a schema error.
+        let local_to_shared = self.bundle.op.valid && matches!(self.bundle.op.function, 9 | 10);
+        if !self.bundle.tile_mask_can_append(mask) || (local_to_shared && dst) {
             return Err(Fault::TileLegality);
         }
         let binding = TileBinding {
@@ -1174,6 +1198,7 @@ impl Machine {
             payload: Default::default(),
             defined: Default::default(),
             defined_valid: 0,
+            predicate: false,
         })
     }
 

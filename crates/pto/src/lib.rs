@@ -15,10 +15,14 @@
 //! - [`addressing`]: GM byte address of a tile element, ADR 0074
 //!   (`asl/tile/model/memory/stride.asl`).
 //! - [`forms`]: the one table of command/tile encodings on this path.
+//! - [`contract`]: the other families' `InstructionContractDataTypeLegal_*`
+//!   DataType predicates (`asl/tile/model/legality/dtype-layout.asl`).
 //! - [`asm`]: assembler and disassembler driven by [`forms`].
 //! - [`machine`]: the machine and its state primitives.
 //! - [`memory`]: TLOAD/TSTORE of Local and Shared tiles, preflight, commit
 //!   (`asl/tile/model/memory/load-store.asl`, `shared-movement.asl`).
+//! - [`memory_model`]: the PTO-TSO candidate-execution checker over hand-built
+//!   events (`asl/arch/memory-model/ordering.asl`).
 //! - [`bundle`]: the bundle machine: command execution, bindings, commit
 //!   (`asl/block/model/**`).
 //! - [`trap`]: trap contexts saved by a fault and `RecoverTrapContext`
@@ -42,12 +46,14 @@
 pub mod addressing;
 pub mod asm;
 pub mod bundle;
+pub mod contract;
 pub mod footprint;
 pub mod forms;
 pub mod gather;
 pub mod gm;
 pub mod machine;
 pub mod memory;
+pub mod memory_model;
 pub mod operands;
 pub mod prefetch;
 mod rows;

@@ -73,6 +73,9 @@ pub struct GmAccess {
 pub enum MemoryEventKind {
     Load,
     Store,
+    /// `RecordAtomicEvent` (MGATHER_CAS): `read_value` the old value,
+    /// `write_value` the replacement (written only when the compare succeeded).
+    Atomic,
 }
 
 /// A captured `MemoryEvent` (asl/arch/data-types/memory-model.asl): agent,
@@ -535,7 +538,7 @@ impl Machine {
     }
 
     /// `TileCapacityInUseExcept`.
-    fn tile_capacity_in_use_except(&self, excluded: Option<usize>) -> u64 {
+    pub(crate) fn tile_capacity_in_use_except(&self, excluded: Option<usize>) -> u64 {
         self.tiles
             .iter()
             .enumerate()

@@ -38,6 +38,8 @@ pub struct TileInfo {
     pub defined: Defined,
     /// `defined_valid_elements`: defined elements inside the valid region.
     pub defined_valid: u64,
+    /// `storage_kind == TileStorage_Predicate` (ConfigurePredicateTile).
+    pub predicate: bool,
 }
 
 impl Default for TileInfo {
@@ -56,6 +58,7 @@ impl Default for TileInfo {
             payload: Payload::default(),
             defined: Defined::default(),
             defined_valid: 0,
+            predicate: false,
         }
     }
 }
@@ -387,6 +390,7 @@ impl TileInfo {
             payload,
             defined,
             defined_valid: 0,
+            predicate: false,
         }
     }
 

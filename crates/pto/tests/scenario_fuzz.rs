@@ -16,6 +16,29 @@ fn step() -> impl Strategy<Value = String> {
     prop_oneof![
         Just("op = \"reset\"".to_string()),
         Just("op = \"reset-bundle\"".to_string()),
+        Just("op = \"enter-bundle-body\"".to_string()),
+        Just("op = \"reset-memory-execution\"".to_string()),
+        (prop::sample::select(vec!["candidate-initial-write", "candidate-load", "candidate-store", "candidate-atomic"]), 0u64..4, n.clone(), prop::sample::select(vec![1u64, 2, 4, 8]), n.clone(), 0u64..4, any::<bool>())
+            .prop_map(|(op, a, addr, s, v, r, w)| {
+                let extra = match op {
+                    "candidate-initial-write" => String::new(),
+                    "candidate-load" => format!("agent = {a}\norder = \"MemoryOrder_Acquire\"\n"),
+                    "candidate-store" => format!("agent = {a}\nrank = {r}\n"),
+                    _ => format!("agent = {a}\nrank = {r}\nwrite_value = 1\nwrite_performed = {w}\norder = \"Release\"\n"),
+                };
+                format!("op = \"{op}\"\n{extra}addr = \"{addr:#x}\"\nsize = {s}\nvalue = \"{v:#x}\"")
+            }),
+        (0u64..12, 0u64..12).prop_map(|(r, s)| format!("op = \"candidate-read-from\"\nread = {r}\nsource = {s}")),
+        prop::sample::select(vec!["MemoryCandidateExecutionValid", "MemoryExecutionAllowedTSO", "CandidateEventCount"])
+            .prop_map(|n| format!("op = \"expect-predicate\"\nname = \"{n}\"\nvalue = true")),
+        (0u64..256, small.clone(), prop::sample::select(vec!["1111", "1010", "0000"]), prop::option::of(0u64..70), any::<bool>())
+            .prop_map(|(id, t, m, c, d)| format!("op = \"atomic-update-shared\"\nid = {id}\nfrom_tile = {t}\nmask = \"{m}\"\n{}contents_defined = {d}\nexpect = true", c.map(|c| format!("cols = {c}\nvalid_cols = {c}\n")).unwrap_or_default())),
+        (0u64..256, prop::sample::select(vec!["1111", "0001"]), n.clone())
+            .prop_map(|(id, m, k)| format!("op = \"expect-materialized\"\nid = {id}\nmask = \"{m}\"\nstorage = \"{k:#x}\"\nvalue = \"undefined\"")),
+        (0u64..256, n.clone(), n.clone(), 0u64..13, 0u64..70, 0u64..70, 0u64..70, 0u64..70, prop::sample::select(DTYPES.to_vec()), prop::sample::select(vec!["1111", "0001", "0000"]))
+            .prop_map(|(id, b, s, z, r, c, vr, vc, d, m)| format!("op = \"tload-shared\"\nid = {id}\nbase = \"{b:#x}\"\nstride = \"{s:#x}\"\nsize_code = {z}\nrows = {r}\ncols = {c}\nvalid_rows = {vr}\nvalid_cols = {vc}\ndtype = \"{d}\"\nmask = \"{m}\"\nexpect = \"any\"")),
+        (prop::sample::select(vec!["TAND", "TSEL", "TINSERT", "TIMG2COL", "GMOV", "TPREFETCH", "TLOAD", "TNOPE"]), prop::sample::select(vec!["U64", "FP64", "U4X2", "31", "1", "HiF4X2"]))
+            .prop_map(|(o, a)| format!("op = \"expect-predicate\"\nname = \"InstructionContractDataTypeLegal_{o}\"\nargs = [\"{a}\"]\nvalue = true")),
         (n.clone(), n.clone(), 0u64..70, 0u64..70, 0u64..70)
             .prop_map(|(b, s, vc, vr, c)| format!("op = \"tprefetch\"\nbase = \"{b:#x}\"\nstride_elements = \"{s:#x}\"\nvalid_cols = {vc}\nvalid_rows = {vr}\ncols = {c}\ndtype = \"U8\"\nexpect = \"any\"")),
         (0u64..16, prop::sample::select(vec!["1111", "1000", "0000"])).prop_map(|(n, m)| format!("op = \"expect-binding\"\nn = {n}\npe_mask = \"{m}\"\ndestination_size = {n}")),
@@ -43,6 +66,14 @@ fn step() -> impl Strategy<Value = String> {
             .prop_map(|(i, b, x, p)| format!("op = \"mgather\"\nindex = {i}\nbase = \"{b:#x}\"\nindices = {x}\npad = \"{p}\"\nexpect = \"any\"")),
         (small.clone(), n.clone(), small.clone())
             .prop_map(|(i, b, x)| format!("op = \"mscatter\"\nindex = {i}\nbase = \"{b:#x}\"\nindices = {x}\nexpect = \"any\"")),
+        (small.clone(), n.clone(), small.clone(), small.clone())
+            .prop_map(|(i, b, x, k)| format!("op = \"mgather\"\nindex = {i}\nbase = \"{b:#x}\"\nindices = {x}\nmask = {k}\nexpect = \"any\"")),
+        (small.clone(), n.clone(), small.clone(), small.clone())
+            .prop_map(|(i, b, x, k)| format!("op = \"mscatter\"\nindex = {i}\nbase = \"{b:#x}\"\nindices = {x}\nmask = {k}\nexpect = \"any\"")),
+        (small.clone(), n.clone(), small.clone(), small.clone(), small.clone())
+            .prop_map(|(i, b, x, e, r)| format!("op = \"mgather-cas\"\nindex = {i}\nbase = \"{b:#x}\"\nindices = {x}\nexpected = {e}\nreplacement = {r}\nexpect = \"any\"")),
+        (small.clone(), prop::sample::select(vec![0u64, 1, 2, 128, 300]), 0u64..40, 0u64..40, 0u64..40, 0u64..40)
+            .prop_map(|(i, c, r, col, vr, vc)| format!("op = \"predicate-tile\"\nindex = {i}\ncapacity = {c}\nrows = {r}\ncols = {col}\nvalid_rows = {vr}\nvalid_cols = {vc}")),
         (small.clone(), small.clone(), n.clone())
             .prop_map(|(i, s, p)| format!("op = \"gmov\"\nindex = {i}\nsource = {s}\npeer_tid = \"{p:#x}\"\nexpect = \"any\"")),
         (small.clone(), small.clone())
@@ -92,5 +123,35 @@ proptest! {
         for line in r.failure_lines() {
             prop_assert!(line.starts_with("fuzz.toml: step "), "{}", line);
         }
+    }
+}
+
+/// Each op this model added beyond PTO-SCENARIO.md, malformed, is a
+/// `ScenarioError` naming the file, the step and the reason.
+#[test]
+fn malformed_new_ops_name_the_step_and_the_reason() {
+    let cases: &[(&str, &str)] = &[
+        ("op = \"enter-bundle-body\"\nextra = 1", "unknown field `extra`"),
+        ("op = \"predicate-tile\"\nindex = 1\ncapacity = 128\nrows = 1\ncols = 16\nvalid_rows = 1", "`valid_cols`"),
+        ("op = \"mgather-cas\"\nindex = 1\nbase = 0\nindices = 2\nexpected = 3", "`replacement`"),
+        ("op = \"mgather\"\nindex = 1\nbase = 0\nindices = 2\nmask = \"x\"", "`mask`"),
+        ("op = \"atomic-update-shared\"\nid = 256\nfrom_tile = 0\nmask = \"1111\"", "`id`"),
+        ("op = \"atomic-update-shared\"\nid = 1\nfrom_tile = 0\nmask = \"12\"", "`mask`"),
+        ("op = \"expect-materialized\"\nid = 1\nmask = \"1111\"\nstorage = 0", "`value`"),
+        ("op = \"tload-shared\"\nid = 1\nbase = 0\nstride = 0\nsize_code = 13\nrows = 1\ncols = 1\nvalid_rows = 1\nvalid_cols = 1\ndtype = \"U8\"\nmask = \"0001\"", "`size_code`"),
+        ("op = \"candidate-store\"\nagent = 0\naddr = 0\nsize = 3\nvalue = 1\nrank = 1", "`size` = 3"),
+        ("op = \"candidate-load\"\nagent = 4\naddr = 0\nsize = 8\nvalue = 1", "`agent`"),
+        ("op = \"candidate-load\"\nagent = 0\naddr = 0\nsize = 8\nvalue = 1\norder = \"SeqCst\"", "`order` = `SeqCst`"),
+        ("op = \"candidate-atomic\"\nagent = 0\naddr = 0\nsize = 8\nvalue = 1\nrank = 1\nwrite_value = 2", "`write_performed`"),
+        ("op = \"candidate-read-from\"\nread = 1", "`source`"),
+        ("op = \"expect-event\"\nn = 0\nkind = \"fence\"", "`kind` = `fence`"),
+    ];
+    for (step, reason) in cases {
+        let text = format!("[[step]]\nop = \"reset\"\n\n[[step]]\n{step}\n");
+        let e = scenario::parse("bad.toml", &text)
+            .expect_err(step)
+            .to_string();
+        assert!(e.starts_with("bad.toml: step 2"), "{e}");
+        assert!(e.contains(reason), "{step}: {e}");
     }
 }

@@ -9,8 +9,8 @@
 use std::str::FromStr;
 
 use super::parse::{
-    CommandExpect, CommandSource, ElementAt, ElementValue, ExecExpect, Op, PredArg, PredValue,
-    Scenario, TileExpect, TileRef, TileSpec,
+    CandidateKind, CommandExpect, CommandSource, ElementAt, ElementValue, ExecExpect, Op, PredArg,
+    PredValue, Scenario, TileExpect, TileRef, TileSpec,
 };
 use super::report::{analyse_transfer, StrideInfo, TransferContext, Warning};
 use crate::{
@@ -97,6 +97,7 @@ pub fn run(sc: &Scenario, opts: RunOptions) -> FileReport {
         },
         step: 0,
         last_transfers: Vec::new(),
+        candidate: Default::default(),
         op: "",
     };
     for (i, op) in sc.steps.iter().enumerate() {
@@ -115,6 +116,8 @@ struct Runner {
     op: &'static str,
     /// Transfer records of the last TLOAD/TSTORE, for `expect-transfer`.
     last_transfers: Vec<crate::machine::TransferInfo>,
+    /// The hand-built candidate execution of the `candidate-*` ops.
+    candidate: crate::memory_model::Candidate,
 }
 
 fn hex(v: u64) -> String {
@@ -188,10 +191,12 @@ impl Runner {
         match op {
             Op::Reset => {
                 self.m.reset_profile_state();
+                self.candidate.reset();
             }
             Op::ResetBundle => {
                 self.m.reset_bundle_control_state();
             }
+            Op::EnterBundleBody => self.m.enter_bundle_body(),
             Op::Gpr { pe, reg, value } => {
                 let pe = pe.unwrap_or_else(|| self.m.current_pe());
                 self.m.write_pe_gpr(pe, *reg, *value);
@@ -297,11 +302,15 @@ impl Runner {
                 index,
                 base,
                 indices,
+                mask,
                 pad,
                 expect,
             } => {
                 let pad = crate::memory::PadValue::from_code(*pad as u32);
-                let r = self.m.mgather(*index, *base, *indices, pad);
+                let r = match mask {
+                    None => self.m.mgather(*index, *base, *indices, pad),
+                    Some(k) => self.m.mgather_mask(*index, *base, *indices, *k, pad),
+                };
                 self.check_exec(expect, r.is_ok());
                 self.after_transfer();
             }
@@ -309,11 +318,181 @@ impl Runner {
                 index,
                 base,
                 indices,
+                mask,
                 expect,
             } => {
-                let r = self.m.mscatter(*base, *index, *indices);
+                let r = match mask {
+                    None => self.m.mscatter(*base, *index, *indices),
+                    Some(k) => self.m.mscatter_mask(*base, *index, *indices, *k),
+                };
                 self.check_exec(expect, r.is_ok());
                 self.after_transfer();
+            }
+            Op::MGatherCas {
+                index,
+                base,
+                indices,
+                expected,
+                replacement,
+                pad,
+                expect,
+            } => {
+                let pad = crate::memory::PadValue::from_code(*pad as u32);
+                let r = self
+                    .m
+                    .mgather_cas(*index, *base, *indices, *expected, *replacement, pad);
+                self.check_exec(expect, r.is_ok());
+                self.after_transfer();
+            }
+            Op::AtomicUpdateShared {
+                id,
+                from_tile,
+                mask,
+                edits,
+                expect,
+            } => match self
+                .m
+                .atomic_update_shared_tile_snapshot(*id, *from_tile, *mask, edits)
+            {
+                Some(got) => self.check(
+                    &format!("AtomicUpdateSharedTile(S{id}, T{from_tile}) ="),
+                    *expect,
+                    got,
+                    |b| b.to_string(),
+                ),
+                None => self.fail(format!("tile {from_tile} to exist"), "no such tile"),
+            },
+            Op::ExpectMaterialized {
+                id,
+                mask,
+                storage,
+                value,
+            } => {
+                let Some(t) = self.m.materialize_shared_tile(*id, *mask) else {
+                    self.fail(
+                        format!("SharedTileDescriptorLegal(S{id})"),
+                        "no legal descriptor",
+                    );
+                    return;
+                };
+                if *storage >= t.payload.len() as u64 {
+                    self.fail(format!("storage index {storage} inside S{id}"), "outside");
+                    return;
+                }
+                let got = t.payload.get(*storage as usize);
+                let want = match value {
+                    ElementValue::Value(v) => *v,
+                    ElementValue::Undefined => Machine::undefined_shared_tile_word(*id, *storage),
+                };
+                if got != want {
+                    self.fail(
+                        format!(
+                            "MaterializeSharedTile(S{id}).payload[{storage}] = {}",
+                            hex(want)
+                        ),
+                        hex(got),
+                    );
+                }
+            }
+            Op::ResetMemoryExecution => {
+                self.m.reset_memory_execution();
+                self.candidate.reset();
+            }
+            Op::CandidateEvent {
+                kind,
+                agent,
+                addr,
+                size,
+                value,
+                order,
+                rank,
+            } => {
+                let c = &mut self.candidate;
+                match kind {
+                    CandidateKind::InitialWrite => c.add_initial_write(*addr, *size, *value),
+                    CandidateKind::Load => c.add_load(*agent, *addr, *size, *value, *order),
+                    CandidateKind::Store => {
+                        c.add_store(*agent, *addr, *size, *value, *order, *rank)
+                    }
+                    CandidateKind::Atomic {
+                        write_value,
+                        write_performed,
+                    } => c.add_atomic(
+                        *agent,
+                        *addr,
+                        *size,
+                        *value,
+                        *write_value,
+                        *order,
+                        *rank,
+                        *write_performed,
+                    ),
+                };
+            }
+            Op::CandidateReadFrom { read, source } => {
+                if !self.candidate.set_read_from(*read, *source) {
+                    self.fail(
+                        format!("events {read} and {source} in the candidate"),
+                        format!("{} events", self.candidate.events.len()),
+                    );
+                }
+            }
+            Op::TLoadShared {
+                id,
+                base,
+                stride,
+                size_code,
+                rows,
+                cols,
+                valid_rows,
+                valid_cols,
+                dtype,
+                layout,
+                mask,
+                expect,
+            } => {
+                let (Ok(dt), Ok(layout)) = (
+                    dtype.parse::<crate::DataType>(),
+                    layout.parse::<crate::TileLayout>(),
+                ) else {
+                    self.fail("a data type and layout", format!("{dtype}, {layout}"));
+                    return;
+                };
+                let r = self.m.tload_shared_direct(
+                    *id,
+                    *base,
+                    *stride,
+                    *size_code,
+                    *rows,
+                    *cols,
+                    *valid_rows,
+                    *valid_cols,
+                    dt,
+                    layout,
+                    *mask,
+                );
+                self.check_exec(expect, r.is_ok());
+                self.after_transfer();
+            }
+            Op::PredicateTile {
+                index,
+                capacity,
+                rows,
+                cols,
+                valid_rows,
+                valid_cols,
+                mask,
+            } => {
+                let r = self.m.configure_predicate_tile(
+                    *index,
+                    *capacity,
+                    *rows,
+                    *cols,
+                    *valid_rows,
+                    *valid_cols,
+                    *mask,
+                );
+                self.setup(&format!("configuring predicate tile {index}"), r);
             }
             Op::ScalarBinding {
                 destination,
@@ -474,8 +653,12 @@ impl Runner {
                 size,
                 read_value,
                 write_value,
+                agent,
             } => match ext::memory_event(&self.m, *n) {
                 Ok(Some(ev)) => {
+                    if let Some(a) = agent {
+                        self.check(&format!("event {n} agent"), *a, ev.agent, |x| x.to_string());
+                    }
                     if let Some(k) = kind {
                         self.check(
                             &format!("event {n} kind"),
@@ -591,7 +774,20 @@ impl Runner {
                 Err(e) => self.fail(format!("trap context {context}"), e),
             },
             Op::ExpectPredicate { name, args, value } => {
-                match ext::predicate(&self.m, name, args) {
+                let c = &self.candidate;
+                let candidate = match name.as_str() {
+                    "MemoryCandidateExecutionValid" => Some(Ok(PredValue::Bool(c.valid()))),
+                    "MemoryExecutionAllowedTSO" => Some(Ok(PredValue::Bool(c.allowed_tso()))),
+                    "CandidateEventCount" => Some(Ok(PredValue::Num(c.events.len() as u64))),
+                    "CandidateFenceCount" => Some(Ok(PredValue::Num(
+                        c.events
+                            .iter()
+                            .filter(|e| e.kind == crate::memory_model::Kind::Fence)
+                            .count() as u64,
+                    ))),
+                    _ => None,
+                };
+                match candidate.unwrap_or_else(|| ext::predicate(&self.m, name, args)) {
                     Ok(got) => {
                         if got != *value {
                             self.fail(
@@ -1015,6 +1211,7 @@ mod ext {
 
     pub struct Event {
         pub kind: &'static str,
+        pub agent: u64,
         pub address: u64,
         pub size_bytes: u64,
         pub read_value: u64,
@@ -1053,7 +1250,9 @@ mod ext {
             kind: match e.kind {
                 MemoryEventKind::Load => "load",
                 MemoryEventKind::Store => "store",
+                MemoryEventKind::Atomic => "atomic",
             },
+            agent: e.agent as u64,
             address: e.address,
             size_bytes: e.size_bytes as u64,
             read_value: e.read_value,
@@ -1213,6 +1412,11 @@ mod ext {
                     },
                 ))
             }
+            "_BundleScalarBindings[[0]].valid" => {
+                Ok(PredValue::Bool(m.bundle_state().scalar.valid))
+            }
+            "_BundleOperation.selector" => Ok(PredValue::Num(m.bundle_state().op.function as u64)),
+            "_BundleBodyActive" => Ok(PredValue::Bool(m.bundle_state().body_active)),
             "_BundleDataAttributesPresent" => Ok(PredValue::Bool(m.bundle_state().datr.present)),
             // `_BundleHint` fields, `_BundleHintEpoch`, `_LastBundleHintPayload`.
             "_BundleHint.present" => Ok(PredValue::Bool(m.bundle_state().hint.present)),
@@ -1227,12 +1431,32 @@ mod ext {
             }
             "_BundleHintEpoch" => Ok(PredValue::Num(m.bundle_hint_epoch())),
             "_LastBundleHintPayload" => Ok(PredValue::Num(m.last_bundle_hint_payload() as u64)),
-            // The contract predicate is "the code names an assigned DataType"
-            // (asl/tile/memory-and-data-movement/regular/TLOAD.asl, TSTORE.asl).
-            "InstructionContractDataTypeLegal_TLOAD"
-            | "InstructionContractDataTypeLegal_TSTORE" => Ok(PredValue::Bool(
-                DataType::from_code(arg_num(args, 0)? as u32).is_some(),
-            )),
+            // `InstructionContractDataTypeLegal_<OP>` (crate::contract): TLOAD,
+            // TSTORE and TPREFETCH take a DataType encoding, the other families
+            // a TileDataType (by name or code).
+            _ if name.starts_with("InstructionContractDataTypeLegal_") => {
+                let op = &name["InstructionContractDataTypeLegal_".len()..];
+                let by_code = match args.first() {
+                    Some(PredArg::Num(n)) => {
+                        crate::contract::instruction_contract_data_type_code_legal(op, *n as u32)
+                    }
+                    _ => None,
+                };
+                match by_code {
+                    Some(b) => Ok(PredValue::Bool(b)),
+                    None if crate::contract::instruction_contract_data_type_code_legal(op, 0)
+                        .is_some() =>
+                    {
+                        Err(format!("{name} takes a DataType encoding (a number)"))
+                    }
+                    None => crate::contract::instruction_contract_data_type_legal(
+                        op,
+                        arg_dtype(args, 0)?,
+                    )
+                    .map(PredValue::Bool)
+                    .ok_or_else(|| unsupported(name)),
+                }
+            }
             // asl/tile/memory-and-data-movement/regular/TSTORE.asl:
             // InstructionContractDenseStride_TSTORE(columns, dt) = TileDenseRowStrideBytes.
             "InstructionContractDenseStride_TSTORE" => Ok(PredValue::Num(

@@ -106,11 +106,27 @@ pub struct TileSpec {
     pub mask: Option<u8>,
 }
 
+/// Which `Add*Event` a `candidate-*` op is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CandidateKind {
+    InitialWrite,
+    Load,
+    Store,
+    /// `AddAtomicOutcomeEvent`: `value` is the value read, `write_value`
+    /// the value written when `write_performed`.
+    Atomic {
+        write_value: u64,
+        write_performed: bool,
+    },
+}
+
 /// One typed step. Names follow the op strings of `PTO-SCENARIO.md`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Op {
     Reset,
     ResetBundle,
+    /// `EnterBundleBody`.
+    EnterBundleBody,
     Gpr {
         pe: Option<usize>,
         reg: u32,
@@ -161,20 +177,93 @@ pub enum Op {
         stride: u64,
         expect: ExecExpect,
     },
-    /// `MGATHER(index, base, indices, pad)`.
+    /// `MGATHER(index, base, indices, pad)`, or `MGATHER_MASK(index, base,
+    /// indices, mask, pad)` with `mask`.
     MGather {
         index: u32,
         base: u64,
         indices: u32,
+        mask: Option<u32>,
         pad: u8,
         expect: ExecExpect,
     },
-    /// `MSCATTER(base, index, indices)`.
+    /// `MSCATTER(base, index, indices)`, or `MSCATTER_MASK(base, index,
+    /// indices, mask)` with `mask`.
     MScatter {
         index: u32,
         base: u64,
         indices: u32,
+        mask: Option<u32>,
         expect: ExecExpect,
+    },
+    /// `MGATHER_CAS(index, base, indices, expected, replacement, pad)`.
+    MGatherCas {
+        index: u32,
+        base: u64,
+        indices: u32,
+        expected: u32,
+        replacement: u32,
+        pad: u8,
+        expect: ExecExpect,
+    },
+    /// `AtomicUpdateSharedTile(id, _Tiles[[from_tile]] with edits, mask) == expect`.
+    AtomicUpdateShared {
+        id: u8,
+        from_tile: u32,
+        mask: u8,
+        edits: crate::shared::SnapshotEdits,
+        expect: bool,
+    },
+    /// `MaterializeSharedTile(id, mask).payload[[storage]] == value`.
+    ExpectMaterialized {
+        id: u8,
+        mask: u8,
+        storage: u64,
+        value: ElementValue,
+    },
+    /// `ResetMemoryExecution`.
+    ResetMemoryExecution,
+    /// `AddInitialWriteEvent` / `AddLoadEvent` / `AddStoreEvent` into the
+    /// hand-built candidate execution.
+    CandidateEvent {
+        kind: CandidateKind,
+        agent: usize,
+        addr: u64,
+        size: u32,
+        value: u64,
+        order: crate::memory_model::Order,
+        rank: u64,
+    },
+    /// `SetMemoryReadFrom(read, source)` in the candidate.
+    CandidateReadFrom {
+        read: usize,
+        source: usize,
+    },
+    /// The direct `TLOADShared` with one base and stride for every PE.
+    TLoadShared {
+        id: u8,
+        base: u64,
+        stride: u64,
+        size_code: u32,
+        rows: u64,
+        cols: u64,
+        valid_rows: u64,
+        valid_cols: u64,
+        dtype: String,
+        layout: String,
+        mask: u8,
+        expect: ExecExpect,
+    },
+    /// `ConfigurePredicateTileForMask(index, capacity, rows, cols,
+    /// valid_rows, valid_cols, mask)`.
+    PredicateTile {
+        index: u32,
+        capacity: u64,
+        rows: u64,
+        cols: u64,
+        valid_rows: u64,
+        valid_cols: u64,
+        mask: u8,
     },
     /// `SetBundleScalarBinding(0, destination, source0, source1, source2, 3)`.
     ScalarBinding {
@@ -267,6 +356,7 @@ pub enum Op {
         size: Option<u64>,
         read_value: Option<u64>,
         write_value: Option<u64>,
+        agent: Option<u64>,
     },
     ExpectBundleActive {
         value: bool,
@@ -357,6 +447,7 @@ impl Op {
         match self {
             Op::Reset => "reset",
             Op::ResetBundle => "reset-bundle",
+            Op::EnterBundleBody => "enter-bundle-body",
             Op::Gpr { .. } => "gpr",
             Op::Memory { .. } => "memory",
             Op::Store { .. } => "store",
@@ -371,6 +462,29 @@ impl Op {
             Op::TPrefetch { .. } => "tprefetch",
             Op::MGather { .. } => "mgather",
             Op::MScatter { .. } => "mscatter",
+            Op::MGatherCas { .. } => "mgather-cas",
+            Op::PredicateTile { .. } => "predicate-tile",
+            Op::AtomicUpdateShared { .. } => "atomic-update-shared",
+            Op::ExpectMaterialized { .. } => "expect-materialized",
+            Op::ResetMemoryExecution => "reset-memory-execution",
+            Op::CandidateEvent {
+                kind: CandidateKind::InitialWrite,
+                ..
+            } => "candidate-initial-write",
+            Op::CandidateEvent {
+                kind: CandidateKind::Load,
+                ..
+            } => "candidate-load",
+            Op::CandidateEvent {
+                kind: CandidateKind::Store,
+                ..
+            } => "candidate-store",
+            Op::CandidateEvent {
+                kind: CandidateKind::Atomic { .. },
+                ..
+            } => "candidate-atomic",
+            Op::CandidateReadFrom { .. } => "candidate-read-from",
+            Op::TLoadShared { .. } => "tload-shared",
             Op::GMov { .. } => "gmov",
             Op::TMov { .. } => "tmov",
             Op::ScalarBinding { .. } => "scalar-binding",
@@ -682,6 +796,16 @@ impl<'a> Fields<'a> {
             _ => Err("give only one of `binding`, `index`, `shared`".into()),
         }
     }
+    /// `pad` (`Zero`/`Max`/`Min`/`Null`, default `Null`) as its code.
+    fn pad_field(&mut self) -> Result<u8, String> {
+        Ok(match self.named("pad", PAD_VALUES, "Null")?.as_str() {
+            "Zero" => 0,
+            "Max" => 1,
+            "Min" => 2,
+            _ => 3,
+        })
+    }
+
     fn tile_spec(&mut self, cube: bool) -> Result<TileSpec, String> {
         let index = self.ranged("index", u32::MAX as u64)? as u32;
         let capacity = self.num("capacity")?;
@@ -748,6 +872,7 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
     let op = match op {
         "reset" => Op::Reset,
         "reset-bundle" => Op::ResetBundle,
+        "enter-bundle-body" => Op::EnterBundleBody,
         "gpr" => Op::Gpr {
             pe: f.pe()?,
             reg: f.ranged("reg", 31)? as u32,
@@ -837,19 +962,116 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
             index: f.ranged("index", u32::MAX as u64)? as u32,
             base: f.num("base")?,
             indices: f.ranged("indices", u32::MAX as u64)? as u32,
-            pad: match f.named("pad", PAD_VALUES, "Null")?.as_str() {
-                "Zero" => 0,
-                "Max" => 1,
-                "Min" => 2,
-                _ => 3,
-            },
+            mask: f.opt_ranged("mask", u32::MAX as u64)?.map(|m| m as u32),
+            pad: f.pad_field()?,
             expect: f.exec_expect()?,
         },
         "mscatter" => Op::MScatter {
             index: f.ranged("index", u32::MAX as u64)? as u32,
             base: f.num("base")?,
             indices: f.ranged("indices", u32::MAX as u64)? as u32,
+            mask: f.opt_ranged("mask", u32::MAX as u64)?.map(|m| m as u32),
             expect: f.exec_expect()?,
+        },
+        "mgather-cas" => Op::MGatherCas {
+            index: f.ranged("index", u32::MAX as u64)? as u32,
+            base: f.num("base")?,
+            indices: f.ranged("indices", u32::MAX as u64)? as u32,
+            expected: f.ranged("expected", u32::MAX as u64)? as u32,
+            replacement: f.ranged("replacement", u32::MAX as u64)? as u32,
+            pad: f.pad_field()?,
+            expect: f.exec_expect()?,
+        },
+        "atomic-update-shared" => Op::AtomicUpdateShared {
+            id: f.ranged("id", 255)? as u8,
+            from_tile: f.ranged("from_tile", u32::MAX as u64)? as u32,
+            mask: f.mask("mask")?,
+            edits: crate::shared::SnapshotEdits {
+                columns: f.opt_num("cols")?,
+                valid_columns: f.opt_num("valid_cols")?,
+                contents_defined: f.opt_bool("contents_defined")?,
+                defined_valid_elements: f.opt_num("defined_valid_elements")?,
+            },
+            expect: f.opt_bool("expect")?.unwrap_or(true),
+        },
+        "expect-materialized" => Op::ExpectMaterialized {
+            id: f.ranged("id", 255)? as u8,
+            mask: f.mask("mask")?,
+            storage: f.num("storage")?,
+            value: match f.get("value") {
+                None => return Err("missing field `value`".into()),
+                Some(Value::String(s)) if s == "undefined" => ElementValue::Undefined,
+                Some(v) => ElementValue::Value(number(v).map_err(|e| format!("`value`: {e}"))?),
+            },
+        },
+        "reset-memory-execution" => Op::ResetMemoryExecution,
+        "candidate-initial-write" | "candidate-load" | "candidate-store" | "candidate-atomic" => {
+            let kind = match op {
+                "candidate-initial-write" => CandidateKind::InitialWrite,
+                "candidate-load" => CandidateKind::Load,
+                "candidate-store" => CandidateKind::Store,
+                _ => CandidateKind::Atomic {
+                    write_value: f.num("write_value")?,
+                    write_performed: f.bool("write_performed")?,
+                },
+            };
+            let agent = if kind == CandidateKind::InitialWrite {
+                0
+            } else {
+                f.ranged("agent", 3)? as usize
+            };
+            let addr = f.num("addr")?;
+            let size = f.num("size")?;
+            if ![1, 2, 4, 8].contains(&size) {
+                return Err(format!("`size` = {size}: want 1, 2, 4 or 8"));
+            }
+            let value = f.num("value")?;
+            let order = match f.opt_string("order")? {
+                None => crate::memory_model::Order::Relaxed,
+                Some(s) => crate::memory_model::Order::from_name(&s).ok_or_else(|| {
+                    format!("`order` = `{s}`: want Relaxed, Acquire, Release or AcquireRelease")
+                })?,
+            };
+            let rank = match kind {
+                CandidateKind::Store | CandidateKind::Atomic { .. } => f.num("rank")?,
+                _ => 0,
+            };
+            Op::CandidateEvent {
+                kind,
+                agent,
+                addr,
+                size: size as u32,
+                value,
+                order,
+                rank,
+            }
+        }
+        "candidate-read-from" => Op::CandidateReadFrom {
+            read: f.ranged("read", u32::MAX as u64)? as usize,
+            source: f.ranged("source", u32::MAX as u64)? as usize,
+        },
+        "tload-shared" => Op::TLoadShared {
+            id: f.ranged("id", 255)? as u8,
+            base: f.num("base")?,
+            stride: f.num("stride")?,
+            size_code: f.ranged("size_code", 12)? as u32,
+            rows: f.ranged("rows", 65535)?,
+            cols: f.ranged("cols", 65535)?,
+            valid_rows: f.ranged("valid_rows", 65535)?,
+            valid_cols: f.ranged("valid_cols", 65535)?,
+            dtype: f.dtype("dtype")?,
+            layout: f.named("layout", LAYOUTS, "RowMajor")?,
+            mask: f.mask("mask")?,
+            expect: f.exec_expect()?,
+        },
+        "predicate-tile" => Op::PredicateTile {
+            index: f.ranged("index", u32::MAX as u64)? as u32,
+            capacity: f.num("capacity")?,
+            rows: f.num("rows")?,
+            cols: f.num("cols")?,
+            valid_rows: f.num("valid_rows")?,
+            valid_cols: f.num("valid_cols")?,
+            mask: f.opt_mask("mask")?.unwrap_or(0b0001),
         },
         "scalar-binding" => Op::ScalarBinding {
             destination: f.opt_ranged("destination", 31)?.unwrap_or(0) as u32,
@@ -1011,8 +1233,8 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
             let n = f.num("n")?;
             let kind = f.opt_string("kind")?;
             if let Some(k) = &kind {
-                if k != "load" && k != "store" {
-                    return Err(format!("`kind` = `{k}`: want `load` or `store`"));
+                if k != "load" && k != "store" && k != "atomic" {
+                    return Err(format!("`kind` = `{k}`: want `load`, `store` or `atomic`"));
                 }
             }
             Op::ExpectEvent {
@@ -1022,6 +1244,7 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
                 size: f.opt_num("size")?,
                 read_value: f.opt_num("read_value")?,
                 write_value: f.opt_num("write_value")?,
+                agent: f.opt_num("agent")?,
             }
         }
         "expect-bundle-active" => Op::ExpectBundleActive {
