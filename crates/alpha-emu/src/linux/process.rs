@@ -15,8 +15,10 @@
 //! Once a process has forked (or is a forked child) it belongs to a
 //! *process tree*: host signals the guest handles are caught and queued to
 //! the guest (a self-pipe wakes the scheduler's host `poll`), SIGCHLD is
-//! always caught (to wake a blocked `wait4`), and the guest's ignored
-//! signals are ignored on the host too. The signal handler can only reach
+//! always caught (to wake a blocked `wait4`; with the host's `SA_NOCLDWAIT`
+//! when the guest ignores SIGCHLD or asked for `SA_NOCLDWAIT`, so the host
+//! reaps the children and `wait4` ends in ECHILD, as on Linux), and the
+//! guest's ignored signals are ignored on the host too. The signal handler can only reach
 //! statics, so the pending host signals and the self-pipe are the two
 //! process-wide values here; everything else lives in [`Procs`].
 //!
@@ -134,12 +136,17 @@ fn new_wake_pipe() {
 }
 
 fn set_host_action(host_sig: i32, handler: libc::sighandler_t) {
+    set_host_action_flags(host_sig, handler, 0);
+}
+
+/// [`set_host_action`] with extra host `SA_*` flags.
+fn set_host_action_flags(host_sig: i32, handler: libc::sighandler_t, flags: i32) {
     // SAFETY: a zeroed sigaction with an empty mask is valid; the handler
     // only touches atomics and write(2).
     unsafe {
         let mut sa: libc::sigaction = std::mem::zeroed();
         sa.sa_sigaction = handler;
-        sa.sa_flags = libc::SA_RESTART;
+        sa.sa_flags = libc::SA_RESTART | flags;
         libc::sigemptyset(&mut sa.sa_mask);
         libc::sigaction(host_sig, &sa, std::ptr::null_mut());
     }
@@ -172,7 +179,13 @@ pub fn sync_host_action(p: &Process, sig: u8) {
     }
     let h = host_signal(sig) as i32;
     if h == libc::SIGCHLD {
-        set_host_action(h, on_host_signal as *const () as libc::sighandler_t);
+        // A guest SIGCHLD ignored or with SA_NOCLDWAIT leaves no zombies:
+        // the host reaps the children itself (and still raises SIGCHLD,
+        // which wakes a blocked wait4 to find ECHILD), as Linux does.
+        let act = p.signals.actions[sig as usize];
+        let no_zombies = act.handler == signal::SIG_IGN || act.flags & signal::SA_NOCLDWAIT != 0;
+        let flags = if no_zombies { libc::SA_NOCLDWAIT } else { 0 };
+        set_host_action_flags(h, on_host_signal as *const () as libc::sighandler_t, flags);
         return;
     }
     if !forwardable(h) {
