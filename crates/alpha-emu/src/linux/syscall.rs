@@ -170,6 +170,8 @@ const TABLE: &[(u64, &str, &str)] = &[
     (106, "listen", "dd"),
     (113, "recvmsg", "dxx"),
     (114, "sendmsg", "dxx"),
+    (479, "recvmmsg", "dxdxx"),
+    (503, "sendmmsg", "dxdx"),
     (118, "getsockopt", "dLNxx"),
     (125, "recvfrom", "dxdxxx"),
     (133, "sendto", "dxdxAd"),
