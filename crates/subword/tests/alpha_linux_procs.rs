@@ -267,6 +267,23 @@ fn sa_nocldwait_leaves_no_zombies_and_the_sigchld_handler_still_runs() {
     );
 }
 
+/// Under subword only: qemu-alpha passes `kill(-1, …)` to the host, which
+/// would signal every process of the user on the machine; subword limits
+/// it to the guest's own process tree (and spares the caller, as Linux).
+#[test]
+fn kill_minus_one_reaches_every_other_guest_process_but_not_the_caller() {
+    check(
+        &["kill-all"],
+        &[],
+        false,
+        "kill(-1, SIGUSR1): 0 \n\
+         caller's own handler ran: 0\n\
+         child (42: it and its child were signalled): exited 42\n\
+         kill(-1, 0) with no other process: -1 ESRCH\n",
+        0,
+    );
+}
+
 #[test]
 fn vfork_child_exit_reaches_the_parent() {
     check(&["vfork"], &[], true, "vfork child: exited 5\n", 0);

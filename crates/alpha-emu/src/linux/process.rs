@@ -69,6 +69,9 @@ pub struct Procs {
     /// A vfork child's end of the pipe its parent waits on (closed at
     /// `execve` or exit).
     vfork_fd: Option<i32>,
+    /// Host pid of the tree's first process (0: no tree yet): the guest
+    /// processes `kill(-1, …)` reaches are it and its descendants.
+    root: i32,
 }
 
 impl Procs {
@@ -79,6 +82,7 @@ impl Procs {
             forked: false,
             tree: false,
             vfork_fd: None,
+            root: 0,
         }
     }
 
@@ -205,6 +209,10 @@ pub fn sync_host_action(p: &Process, sig: u8) {
 fn enter_tree(p: &mut Process) {
     if !p.procs.tree {
         p.procs.tree = true;
+        if !p.procs.forked && p.procs.root == 0 {
+            // SAFETY: getpid has no preconditions.
+            p.procs.root = unsafe { libc::getpid() };
+        }
         if wake_fd().is_none() {
             new_wake_pipe();
         }
@@ -671,9 +679,57 @@ pub fn child_ready(pid: i32) -> bool {
 
 // ------------------------------------------------------------------ kill
 
+/// The live host processes of the tree rooted at `root`: it and its
+/// descendants (the host's `/proc/PID/task/TID/children`).
+fn tree_pids(root: i32) -> Vec<i32> {
+    let mut all = vec![root];
+    let mut i = 0;
+    while i < all.len() {
+        let pid = all[i];
+        i += 1;
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            continue;
+        };
+        for t in tasks.flatten() {
+            let Ok(text) = std::fs::read_to_string(t.path().join("children")) else {
+                continue;
+            };
+            for c in text
+                .split_whitespace()
+                .filter_map(|w| w.parse::<i32>().ok())
+            {
+                if !all.contains(&c) {
+                    all.push(c);
+                }
+            }
+        }
+    }
+    all
+}
+
+/// `kill(-1, sig)`: every guest process of the caller's tree but the
+/// caller (Linux spares the caller too), never a process outside the
+/// guest's tree (subword does not signal every process of the user).
+/// ESRCH when there is no other, as on Linux.
+pub fn kill_all(p: &Process, sig: u64) -> Result<u64, u64> {
+    if !p.procs.tree || p.procs.root == 0 {
+        return Err(ESRCH);
+    }
+    // SAFETY: getpid has no preconditions.
+    let me = unsafe { libc::getpid() };
+    let mut reached = false;
+    for pid in tree_pids(p.procs.root).into_iter().filter(|&q| q != me) {
+        reached |= kill_other(pid as i64, sig).is_ok();
+    }
+    if reached {
+        Ok(0)
+    } else {
+        Err(ESRCH)
+    }
+}
+
 /// `kill(pid, sig)` aimed at another process or a process group: the
-/// host's `kill` with the host's number. `kill(-1, …)` is refused to the
-/// guest's own process (subword never signals every process of the user).
+/// host's `kill` with the host's number (`kill(-1, …)`: [`kill_all`]).
 pub fn kill_other(pid: i64, sig: u64) -> Result<u64, u64> {
     let h = if sig == 0 {
         0

@@ -245,6 +245,41 @@ int main(int argc, char **argv) {
         printf("SA_NOCLDWAIT: handler ran with signal %d\n", (int)got);
         return 0;
     }
+    if (!strcmp(p, "kill-all")) {
+        /* kill(-1, sig) reaches the child and the grandchild, not the
+         * caller; with nobody else left it is ESRCH. */
+        signal(SIGUSR1, on_sig);
+        sigset_t usr1, old;
+        sigemptyset(&usr1);
+        sigaddset(&usr1, SIGUSR1);
+        sigprocmask(SIG_BLOCK, &usr1, &old);
+        int fd[2];
+        if (pipe(fd)) return 9;
+        pid_t c = fork();
+        if (c == 0) {
+            pid_t g = fork();
+            if (g == 0) {
+                if (write(fd[1], "g", 1) != 1) _exit(2);
+                while (!got) sigsuspend(&old);
+                _exit(got == SIGUSR1 ? 43 : 44);
+            }
+            if (write(fd[1], "c", 1) != 1) _exit(2);
+            while (!got) sigsuspend(&old);
+            int st = 0;
+            waitpid(g, &st, 0);
+            _exit(WIFEXITED(st) && WEXITSTATUS(st) == 43 ? 42 : 41);
+        }
+        char b[2];
+        if (read(fd[0], b, 1) != 1 || read(fd[0], b + 1, 1) != 1) return 9;
+        errno = 0;
+        show("kill(-1, SIGUSR1)", kill(-1, SIGUSR1));
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        printf("caller's own handler ran: %d\n", got != 0);
+        reap("child (42: it and its child were signalled)", c);
+        errno = 0;
+        show("kill(-1, 0) with no other process", kill(-1, 0));
+        return 0;
+    }
     if (!strcmp(p, "vfork")) {
         pid_t c = vfork();
         if (c == 0) _exit(5);
