@@ -239,6 +239,11 @@ fn nested_epoll_reports_the_inner_instances_pipe_and_socket_and_refuses_loops() 
 }
 
 #[test]
+fn scm_rights_passes_a_pipe_with_what_it_buffered() {
+    differential("rights_pipe");
+}
+
+#[test]
 fn epoll_on_a_pipe_is_level_edge_and_oneshot_with_timeouts() {
     differential("epoll_pipe");
 }

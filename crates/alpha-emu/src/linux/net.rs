@@ -21,8 +21,9 @@
 //! same as x86-64's (bits/socket.h: LP64, little-endian), so addresses pass
 //! through unchanged except AF_UNIX paths, which are resolved against the
 //! guest's working directory. `SCM_RIGHTS` passes host-backed descriptors
-//! (files, sockets, eventfds); a guest-only object (pipe, timerfd, epoll)
-//! in `SCM_RIGHTS` is EOPNOTSUPP. A blocking `MSG_WAITALL` receive on a
+//! (files, sockets, eventfds) and pipes (the process's in-memory pipes
+//! become host pipes first, as at fork); a timerfd or epoll in
+//! `SCM_RIGHTS` is EOPNOTSUPP. A blocking `MSG_WAITALL` receive on a
 //! stream socket waits for all its bytes (or end of stream, an error, or
 //! `SO_RCVTIMEO`); a signal that interrupts it leaves the bytes it had
 //! taken for the socket's next `recv*` (Linux would return their count
@@ -887,6 +888,27 @@ fn cmsg_align(n: usize) -> usize {
 
 /// Guest control messages as host ones: SCM_RIGHTS fds become the host
 /// descriptors behind them (level SOL_SOCKET translated).
+/// Whether guest control messages `c` pass an in-memory pipe end.
+fn names_a_pipe(p: &Process, c: &[u8]) -> bool {
+    let mut off = 0;
+    while off + CMSG_HDR <= c.len() {
+        let len = u64::from_le_bytes(c[off..off + 8].try_into().unwrap_or([0; 8])) as usize;
+        if len < CMSG_HDR || off + len > c.len() {
+            return false;
+        }
+        for k in (off + CMSG_HDR..off + len - 3).step_by(4) {
+            let g = u32::from_le_bytes(c[k..k + 4].try_into().unwrap_or([0; 4]));
+            if let Ok(f) = p.fds.get(g as u64) {
+                if matches!(&*f.obj.borrow(), Object::PipeRead(_) | Object::PipeWrite(_)) {
+                    return true;
+                }
+            }
+        }
+        off += cmsg_align(len);
+    }
+    false
+}
+
 fn control_to_host(p: &Process, c: &[u8]) -> Result<Vec<u8>, u64> {
     let mut out = Vec::new();
     let mut off = 0;
@@ -1044,6 +1066,11 @@ fn sendmsg(p: &mut Process, fd: u64, msg: u64, flags: u64) -> Outcome {
                 return Err(ENOBUFS);
             }
             let c = read_mem(p, m.control, m.controllen as usize)?;
+            if names_a_pipe(p, &c) {
+                // A pipe travels as a host pipe: every guest pipe becomes
+                // one, as at fork.
+                super::process::hostify_pipes(p)?;
+            }
             control_to_host(p, &c)?
         } else {
             Vec::new()

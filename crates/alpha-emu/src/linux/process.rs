@@ -313,7 +313,7 @@ pub fn die_by_signal(p: &Process, exit: &Exit) {
 
 /// Turn every in-process pipe into a host pipe before a fork, so parent
 /// and child share it through the host (what is buffered moves along).
-fn hostify_pipes(p: &mut Process) -> Result<(), u64> {
+pub(super) fn hostify_pipes(p: &mut Process) -> Result<(), u64> {
     use std::collections::HashMap;
     use std::os::fd::FromRawFd;
     let mut made: HashMap<*const std::cell::RefCell<fs::PipeBuf>, (i32, i32, u64)> = HashMap::new();

@@ -20,6 +20,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -666,6 +667,57 @@ static int bulk(void) {
     return 0;
 }
 
+/* ------------------------------------------------------------ a pipe in SCM_RIGHTS */
+
+/* A pipe's read end passed over a socketpair: what was buffered before
+ * and what is written after both come out of the received descriptor. */
+static int rights_pipe(void) {
+    int sv[2], pf[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) || pipe(pf)) return 9;
+    show("write before", write(pf[1], "before-", 7));
+    char cbuf[CMSG_SPACE(sizeof(int))];
+    memset(cbuf, 0, sizeof cbuf);
+    struct iovec iov = {"P", 1};
+    struct msghdr m = {0};
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = cbuf;
+    m.msg_controllen = sizeof cbuf;
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cm), &pf[0], sizeof(int));
+    show("sendmsg a pipe's read end", sendmsg(sv[0], &m, 0));
+    close(pf[0]);
+    char rc[CMSG_SPACE(sizeof(int))];
+    char one;
+    struct iovec riov = {&one, 1};
+    struct msghdr r = {0};
+    r.msg_iov = &riov;
+    r.msg_iovlen = 1;
+    r.msg_control = rc;
+    r.msg_controllen = sizeof rc;
+    show("recvmsg", recvmsg(sv[1], &r, 0));
+    struct cmsghdr *rm = CMSG_FIRSTHDR(&r);
+    int passed = -1;
+    if (rm && rm->cmsg_level == SOL_SOCKET && rm->cmsg_type == SCM_RIGHTS)
+        memcpy(&passed, CMSG_DATA(rm), sizeof(int));
+    printf("got a descriptor: %d\n", passed >= 0);
+    show("write after", write(pf[1], "after", 5));
+    close(pf[1]);
+    char buf[32];
+    long n = 0, k;
+    while ((k = read(passed, buf + n, sizeof buf - 1 - n)) > 0)
+        n += k;
+    buf[n] = 0;
+    printf("read from the passed end: %s (then %ld)\n", buf, k);
+    struct stat st;
+    fstat(passed, &st);
+    printf("passed end is a fifo: %d\n", S_ISFIFO(st.st_mode));
+    return 0;
+}
+
 /* ------------------------------------------------------------ MSG_WAITALL */
 
 /* The writer sends in pieces with pauses; a MSG_WAITALL receive gets them
@@ -824,6 +876,7 @@ int main(int argc, char **argv) {
     if (!strcmp(w, "bulk")) return bulk();
     if (!strcmp(w, "waitall")) return waitall();
     if (!strcmp(w, "mmsg")) return mmsg();
+    if (!strcmp(w, "rights_pipe")) return rights_pipe();
     if (!strcmp(w, "nested_epoll")) return nested_epoll();
     return 2;
 }
