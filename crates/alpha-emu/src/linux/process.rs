@@ -707,16 +707,46 @@ fn tree_pids(root: i32) -> Vec<i32> {
     all
 }
 
+/// The host pids above `pid`: its parent, grandparent… up to init.
+fn ancestors(pid: i32) -> Vec<i32> {
+    let mut out = Vec::new();
+    let mut cur = pid;
+    while cur > 1 && out.len() < 4096 {
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{cur}/stat")) else {
+            break;
+        };
+        // "pid (comm) state ppid …": comm may hold spaces and parentheses.
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|w| w.parse::<i32>().ok());
+        match ppid {
+            Some(pp) if pp > 0 => {
+                out.push(pp);
+                cur = pp;
+            }
+            _ => break,
+        }
+    }
+    out
+}
+
 /// `kill(-1, sig)`: every guest process of the caller's tree but the
 /// caller (Linux spares the caller too), never a process outside the
 /// guest's tree (subword does not signal every process of the user).
-/// ESRCH when there is no other, as on Linux.
+/// ESRCH when there is no other, as on Linux (and when the tree's first
+/// process has ended: its orphans are no longer found).
 pub fn kill_all(p: &Process, sig: u64) -> Result<u64, u64> {
     if !p.procs.tree || p.procs.root == 0 {
         return Err(ESRCH);
     }
     // SAFETY: getpid has no preconditions.
     let me = unsafe { libc::getpid() };
+    // The root counts only while it is still this process's ancestor (an
+    // ended root's pid may since name another program).
+    if p.procs.root != me && !ancestors(me).contains(&p.procs.root) {
+        return Err(ESRCH);
+    }
     let mut reached = false;
     for pid in tree_pids(p.procs.root).into_iter().filter(|&q| q != me) {
         reached |= kill_other(pid as i64, sig).is_ok();

@@ -737,7 +737,8 @@ static void *trickle(void *arg) {
     }
     usleep(20000);
     if (send(c, piece, 10, 0) != 10) return 0;
-    usleep(300000);
+    /* Well after the reader's 100 ms SO_RCVTIMEO, even on a busy host. */
+    usleep(700000);
     if (send(c, piece, 500, 0) != 500) return 0;
     usleep(20000);
     shutdown(c, SHUT_WR);
