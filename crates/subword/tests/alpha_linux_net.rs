@@ -224,6 +224,26 @@ fn blocking_send_write_and_writev_on_a_stream_socket_send_everything() {
 }
 
 #[test]
+fn msg_waitall_receives_everything_or_up_to_shutdown_or_rcvtimeo() {
+    differential("waitall");
+}
+
+#[test]
+fn sendmmsg_and_recvmmsg_move_several_datagrams_with_their_lengths() {
+    differential("mmsg");
+}
+
+#[test]
+fn nested_epoll_reports_the_inner_instances_pipe_and_socket_and_refuses_loops() {
+    differential("nested_epoll");
+}
+
+#[test]
+fn scm_rights_passes_a_pipe_with_what_it_buffered() {
+    differential("rights_pipe");
+}
+
+#[test]
 fn epoll_on_a_pipe_is_level_edge_and_oneshot_with_timeouts() {
     differential("epoll_pipe");
 }

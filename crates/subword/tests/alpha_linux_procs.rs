@@ -237,6 +237,54 @@ fn kill_reaches_a_child_handler_default_and_ignore() {
 }
 
 #[test]
+fn sigchld_ignored_leaves_no_zombies_and_wait_gets_echild() {
+    check(
+        &["nocldwait"],
+        &[],
+        true,
+        "SIG_IGN: waitpid(-1) after the child ended: -1 ECHILD\n\
+         SIG_IGN: kill(child, 0), no zombie left: -1 ESRCH\n\
+         SIG_DFL: kill(zombie, 0): 0 \n\
+         SIG_DFL child: exited 7\n",
+        0,
+    );
+}
+
+/// Under subword only: qemu-alpha (7.2) builds the host `sigaction` from
+/// the guest's SA_SIGINFO and SA_RESTART alone (linux-user/signal.c,
+/// `do_sigaction`), so it drops SA_NOCLDWAIT and its `waitpid` returns the
+/// zombie child, where Linux's returns ECHILD (kernel/signal.c
+/// `do_notify_parent`: SA_NOCLDWAIT makes the child autoreap).
+#[test]
+fn sa_nocldwait_leaves_no_zombies_and_the_sigchld_handler_still_runs() {
+    check(
+        &["sa-nocldwait"],
+        &[],
+        false,
+        "SA_NOCLDWAIT: waitpid(child): -1 ECHILD\n\
+         SA_NOCLDWAIT: handler ran with signal 20\n",
+        0,
+    );
+}
+
+/// Under subword only: qemu-alpha passes `kill(-1, …)` to the host, which
+/// would signal every process of the user on the machine; subword limits
+/// it to the guest's own process tree (and spares the caller, as Linux).
+#[test]
+fn kill_minus_one_reaches_every_other_guest_process_but_not_the_caller() {
+    check(
+        &["kill-all"],
+        &[],
+        false,
+        "kill(-1, SIGUSR1): 0 \n\
+         caller's own handler ran: 0\n\
+         child (42: it and its child were signalled): exited 42\n\
+         kill(-1, 0) with no other process: -1 ESRCH\n",
+        0,
+    );
+}
+
+#[test]
 fn vfork_child_exit_reaches_the_parent() {
     check(&["vfork"], &[], true, "vfork child: exited 5\n", 0);
 }

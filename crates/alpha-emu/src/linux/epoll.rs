@@ -10,8 +10,12 @@
 //! edge triggering reports an entry again only when its object's change
 //! counter moved since the last report (a pipe counts writes, reads and
 //! closes; a timerfd its expirations). Regular files and directories are
-//! EPERM, as on Linux; an epoll inside an epoll is EINVAL here (Linux
-//! allows nesting). `struct epoll_event` is not packed on Alpha
+//! EPERM, as on Linux. An epoll inside an epoll is a guest-side entry,
+//! readable while the inner one has events to report (with EPOLLET too:
+//! an instance has no change counter), and the inner instance's host epoll
+//! descriptor is also in the outer's host epoll, so a wait wakes for the
+//! inner's host-backed descriptors and the host refuses loops and too
+//! deep nesting with ELOOP, as Linux does. `struct epoll_event` is not packed on Alpha
 //! (linux/eventpoll.h packs it only for x86-64): `events` at 0, `data`
 //! at 8, 16 bytes.
 //!
@@ -210,6 +214,15 @@ fn epoll_create(p: &mut Process, flags: u64) -> Result<u64, u64> {
 enum Kind {
     Hosted(i32),
     Local,
+    /// Another epoll instance (its host epoll descriptor): a local entry,
+    /// with that descriptor in this one's host epoll to wake a wait.
+    Nested(i32),
+}
+
+/// The host epoll key of a nested instance's wake-up registration (never
+/// a guest descriptor number, so no hosted entry matches it).
+fn nest_key(fd: u64) -> u64 {
+    fd | 1 << 63
 }
 
 fn kind_of(host: &dyn Host, o: &Object) -> Result<Kind, u64> {
@@ -221,7 +234,7 @@ fn kind_of(host: &dyn Host, o: &Object) -> Result<Kind, u64> {
         },
         Object::PipeRead(_) | Object::PipeWrite(_) | Object::TimerFd(_) => Kind::Local,
         Object::File { .. } | Object::Dir { .. } => return Err(EPERM),
-        Object::Epoll(_) => return Err(EINVAL),
+        Object::Epoll(inner) => Kind::Nested(inner.host.as_raw_fd()),
     })
 }
 
@@ -250,7 +263,7 @@ fn epoll_ctl(
     if let Err(EPERM) = kind {
         return Err(EPERM);
     }
-    if !matches!(&*epobj.borrow(), Object::Epoll(_)) || epfd == fd {
+    if !matches!(&*epobj.borrow(), Object::Epoll(_)) || epfd == fd || Rc::ptr_eq(&epobj, &target) {
         return Err(EINVAL);
     }
     let kind = kind?;
@@ -306,29 +319,64 @@ fn epoll_ctl(
                 _ => {}
             }
         }
-        Kind::Local => match (op, has_local) {
-            (EPOLL_CTL_ADD, _) => ep.local.push(Entry {
-                fd,
-                obj: Rc::downgrade(&target),
-                events,
-                data,
-                last_gen: None,
-                disabled: false,
-            }),
-            (EPOLL_CTL_MOD, Some(i)) => {
-                let e = &mut ep.local[i];
-                e.events = events;
-                e.data = data;
-                e.last_gen = None;
-                e.disabled = false;
+        Kind::Nested(raw) if op != EPOLL_CTL_MOD => {
+            // The host checks loops and depth (ELOOP) as Linux does, since
+            // host nesting mirrors the guest's.
+            let hop = if op == EPOLL_CTL_ADD {
+                libc::EPOLL_CTL_ADD
+            } else {
+                libc::EPOLL_CTL_DEL
+            };
+            let mut hev = libc::epoll_event {
+                events: libc::EPOLLIN as u32,
+                u64: nest_key(fd),
+            };
+            // SAFETY: `hev` is a valid epoll_event; `raw` is the nested
+            // instance's host epoll descriptor.
+            let r = unsafe { libc::epoll_ctl(ep.host.as_raw_fd(), hop, raw, &mut hev) };
+            if r < 0 {
+                return Err(from_host_errno(
+                    std::io::Error::last_os_error().raw_os_error().unwrap_or(5),
+                ));
             }
-            (_, Some(i)) => {
-                ep.local.remove(i);
-            }
-            _ => {}
-        },
+            local_ctl(ep, op, has_local, fd, &target, events, data);
+        }
+        Kind::Nested(_) | Kind::Local => local_ctl(ep, op, has_local, fd, &target, events, data),
     }
     Ok(0)
+}
+
+/// ADD, MOD or DEL of a local entry.
+fn local_ctl(
+    ep: &mut Epoll,
+    op: u64,
+    has_local: Option<usize>,
+    fd: u64,
+    target: &Rc<RefCell<Object>>,
+    events: u32,
+    data: u64,
+) {
+    match (op, has_local) {
+        (EPOLL_CTL_ADD, _) => ep.local.push(Entry {
+            fd,
+            obj: Rc::downgrade(target),
+            events,
+            data,
+            last_gen: None,
+            disabled: false,
+        }),
+        (EPOLL_CTL_MOD, Some(i)) => {
+            let e = &mut ep.local[i];
+            e.events = events;
+            e.data = data;
+            e.last_gen = None;
+            e.disabled = false;
+        }
+        (_, Some(i)) => {
+            ep.local.remove(i);
+        }
+        _ => {}
+    }
 }
 
 /// A guest-only object's change counter at `now` (edge triggering).
@@ -355,6 +403,12 @@ fn local_report(p: &Process, host: &dyn Host, e: &Entry) -> (u32, u64) {
     };
     let want = (e.events & (EPOLLIN | EPOLLOUT | EPOLLRDHUP)) | EPOLLERR | EPOLLHUP;
     let o = obj.borrow();
+    if let Object::Epoll(inner) = &*o {
+        // A nested instance is readable while it has events to report;
+        // it has no change counter, so EPOLLET reports it as level does.
+        let got = if ready(p, host, inner) { EPOLLIN } else { 0 } & want;
+        return (got, 0);
+    }
     let rev = super::syscall::object_revents(host, &o, p.clock_ns(), want as i16) as u16 as u32;
     let gen = generation(&o, p.clock_ns());
     let got = rev & want;

@@ -21,10 +21,14 @@
 //! same as x86-64's (bits/socket.h: LP64, little-endian), so addresses pass
 //! through unchanged except AF_UNIX paths, which are resolved against the
 //! guest's working directory. `SCM_RIGHTS` passes host-backed descriptors
-//! (files, sockets, eventfds); a guest-only object (pipe, timerfd, epoll)
-//! in `SCM_RIGHTS` is EOPNOTSUPP. `MSG_WAITALL` is not honoured (a recv
-//! returns what has arrived), and one send moves at most 1 MiB (a blocking
-//! stream send of more returns that count).
+//! (files, sockets, eventfds) and pipes (the process's in-memory pipes
+//! become host pipes first, as at fork); a timerfd or epoll in
+//! `SCM_RIGHTS` is EOPNOTSUPP. A blocking `MSG_WAITALL` receive on a
+//! stream socket waits for all its bytes (or end of stream, an error, or
+//! `SO_RCVTIMEO`); a signal that interrupts it leaves the bytes it had
+//! taken for the socket's next `recv*` (Linux would return their count
+//! instead), and `read` does not see them. One send moves at most 1 MiB
+//! (a blocking stream send of more returns that count); one receive too.
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
@@ -113,6 +117,9 @@ pub struct HostObj {
     pub connecting: bool,
     /// A blocking stream send waiting for room: (thread id, bytes sent).
     pub sent: Option<(u32, usize)>,
+    /// Bytes a blocking `MSG_WAITALL` receive has taken from the host so
+    /// far (the next receive on the socket starts with them).
+    pub held: Option<Received>,
 }
 
 impl HostObj {
@@ -124,6 +131,7 @@ impl HostObj {
             sndtimeo: 0,
             connecting: false,
             sent: None,
+            held: None,
         }
     }
 
@@ -301,6 +309,8 @@ pub fn dispatch(p: &mut Process, nr: u64, a: [u64; 6]) -> Option<Outcome> {
         125 => recvfrom(p, a[0], a[1], a[2], a[3], a[4], a[5]),
         114 => sendmsg(p, a[0], a[1], a[2]),
         113 => recvmsg(p, a[0], a[1], a[2]),
+        503 => mmsg(p, a[0], a[1], a[2], a[3], true),
+        479 => mmsg(p, a[0], a[1], a[2], a[3], false),
         105 => R(setsockopt(p, a[0], a[1], a[2], a[3], a[4])),
         118 => R(getsockopt(p, a[0], a[1], a[2], a[3], a[4])),
         134 => R(shutdown(p, a[0], a[1])),
@@ -666,7 +676,8 @@ fn sendto(
 
 /// A host `recvmsg` into one buffer of `len` bytes with room for `clen`
 /// control bytes: (count, data, name, control, msg_flags).
-struct Received {
+#[derive(Debug)]
+pub struct Received {
     n: usize,
     data: Vec<u8>,
     name: Vec<u8>,
@@ -707,6 +718,10 @@ fn host_recv(raw: RawFd, len: usize, clen: usize, flags: u64) -> Result<Received
 }
 
 /// Receive on guest socket `fd`, blocking as its descriptor and `flags` say.
+/// A blocking `MSG_WAITALL` receive on a stream socket goes on until it
+/// has `len` bytes, the peer has shut down, an error comes, or
+/// `SO_RCVTIMEO` runs out (then it returns what it has, as Linux does);
+/// while it waits, what it has is kept in [`HostObj::held`].
 fn recv_common(
     p: &mut Process,
     fd: u64,
@@ -715,14 +730,82 @@ fn recv_common(
     flags: u64,
 ) -> Result<Received, Outcome> {
     let (raw, nonblock) = sock(p, fd).map_err(|e| Outcome::Return(Err(e)))?;
-    match host_recv(raw, len, clen, flags & !MSG_WAITALL) {
-        Err(EAGAIN) if !nonblock && flags & MSG_DONTWAIT == 0 => {
-            let timeo = with_sock(p, fd, |h| h.rcvtimeo).unwrap_or(0);
-            Err(wait_for(p, fd, true, timeo))
+    let blocking = !nonblock && flags & MSG_DONTWAIT == 0;
+    let peek = flags & 0x02 != 0;
+    let (stream, timeo, held) = with_sock(p, fd, |h| {
+        let stream = matches!(h.kind, HostKind::Socket { ty, .. } if ty == libc::SOCK_STREAM);
+        (stream, h.rcvtimeo, h.held.take())
+    })
+    .map_err(|e| Outcome::Return(Err(e)))?;
+    let waitall = flags & MSG_WAITALL != 0 && blocking && stream && !peek;
+    let mut acc = held;
+    if peek {
+        if let Some(a) = acc.take() {
+            let copy = Received {
+                n: a.n.min(len),
+                data: a.data[..a.n.min(len)].to_vec(),
+                name: a.name.clone(),
+                control: Vec::new(),
+                flags: 0,
+            };
+            let _ = with_sock(p, fd, |h| h.held = Some(a));
+            return Ok(copy);
         }
-        Err(e) => Err(Outcome::Return(Err(e))),
-        Ok(r) => Ok(r),
     }
+    loop {
+        let have = acc.as_ref().map_or(0, |r| r.n);
+        if acc.is_some() && (have >= len || !waitall) {
+            break;
+        }
+        let ctl = if have == 0 { clen } else { 0 };
+        match host_recv(raw, len - have, ctl, flags & !MSG_WAITALL) {
+            Ok(r) if have == 0 && (r.n == 0 || !waitall) => return Ok(r),
+            Ok(r) if r.n == 0 => break,
+            Ok(mut r) => match acc.as_mut() {
+                None => {
+                    r.data.truncate(r.n);
+                    acc = Some(r);
+                }
+                Some(a) => {
+                    a.data.extend_from_slice(&r.data[..r.n.min(r.data.len())]);
+                    a.n = a.data.len();
+                }
+            },
+            Err(EAGAIN) if blocking => {
+                if have == 0 {
+                    return Err(wait_for(p, fd, true, timeo));
+                }
+                let _ = with_sock(p, fd, |h| h.held = acc.take());
+                match wait_for(p, fd, true, timeo) {
+                    // SO_RCVTIMEO ran out: what has come is the result.
+                    Outcome::Return(Err(EAGAIN)) => {
+                        acc = with_sock(p, fd, |h| h.held.take()).ok().flatten();
+                        break;
+                    }
+                    o => return Err(o),
+                }
+            }
+            Err(_) if have > 0 => break,
+            Err(e) => return Err(Outcome::Return(Err(e))),
+        }
+    }
+    let mut a = acc.ok_or(Outcome::Return(Err(EAGAIN)))?;
+    if a.n > len {
+        // Held bytes from a wait a signal cut short, more than this call
+        // asks for: the rest stays for the next receive.
+        let rest = a.data.split_off(len);
+        a.n = len;
+        let _ = with_sock(p, fd, |h| {
+            h.held = Some(Received {
+                n: rest.len(),
+                data: rest,
+                name: Vec::new(),
+                control: Vec::new(),
+                flags: 0,
+            })
+        });
+    }
+    Ok(a)
 }
 
 fn recvfrom(
@@ -805,6 +888,27 @@ fn cmsg_align(n: usize) -> usize {
 
 /// Guest control messages as host ones: SCM_RIGHTS fds become the host
 /// descriptors behind them (level SOL_SOCKET translated).
+/// Whether guest control messages `c` pass an in-memory pipe end.
+fn names_a_pipe(p: &Process, c: &[u8]) -> bool {
+    let mut off = 0;
+    while off + CMSG_HDR <= c.len() {
+        let len = u64::from_le_bytes(c[off..off + 8].try_into().unwrap_or([0; 8])) as usize;
+        if len < CMSG_HDR || off + len > c.len() {
+            return false;
+        }
+        for k in (off + CMSG_HDR..off + len - 3).step_by(4) {
+            let g = u32::from_le_bytes(c[k..k + 4].try_into().unwrap_or([0; 4]));
+            if let Ok(f) = p.fds.get(g as u64) {
+                if matches!(&*f.obj.borrow(), Object::PipeRead(_) | Object::PipeWrite(_)) {
+                    return true;
+                }
+            }
+        }
+        off += cmsg_align(len);
+    }
+    false
+}
+
 fn control_to_host(p: &Process, c: &[u8]) -> Result<Vec<u8>, u64> {
     let mut out = Vec::new();
     let mut off = 0;
@@ -962,6 +1066,11 @@ fn sendmsg(p: &mut Process, fd: u64, msg: u64, flags: u64) -> Outcome {
                 return Err(ENOBUFS);
             }
             let c = read_mem(p, m.control, m.controllen as usize)?;
+            if names_a_pipe(p, &c) {
+                // A pipe travels as a host pipe: every guest pipe becomes
+                // one, as at fork.
+                super::process::hostify_pipes(p)?;
+            }
             control_to_host(p, &c)?
         } else {
             Vec::new()
@@ -972,6 +1081,52 @@ fn sendmsg(p: &mut Process, fd: u64, msg: u64, flags: u64) -> Outcome {
         Ok((data, name, control)) => send_common(p, fd, &data, &name, &control, flags),
         Err(e) => Outcome::Return(Err(e)),
     }
+}
+
+/// `MSG_WAITFORONE` (bits/socket.h).
+const MSG_WAITFORONE: u64 = 0x10000;
+
+/// `sendmmsg(fd, vec, vlen, flags)` (`send`) or `recvmmsg(fd, vec, vlen,
+/// flags, timeout)`: `sendmsg`/`recvmsg` of each 64-byte `struct mmsghdr`
+/// (a `struct msghdr`, then `msg_len` at 56) in turn, at most
+/// `UIO_MAXIOV` of them. Only the first may block; the rest are tried
+/// without waiting (as with `MSG_WAITFORONE`), and the call returns how
+/// many went through, or the first one's error. recvmmsg's `timeout`
+/// bounds nothing: Linux only looks at it after a message has come, and
+/// the rest never wait here.
+fn mmsg(p: &mut Process, fd: u64, vec: u64, vlen: u64, flags: u64, send: bool) -> Outcome {
+    if let Err(e) = sock(p, fd) {
+        return Outcome::Return(Err(e));
+    }
+    let mut done = 0u64;
+    for i in 0..vlen.min(UIO_MAXIOV) {
+        let m = vec.wrapping_add(64 * i);
+        let f = if done > 0 {
+            flags | MSG_DONTWAIT
+        } else {
+            flags
+        };
+        let f = f & !MSG_WAITFORONE;
+        let o = if send {
+            sendmsg(p, fd, m, f)
+        } else {
+            recvmsg(p, fd, m, f)
+        };
+        match o {
+            Outcome::Return(Ok(n)) => {
+                if put(p, m.wrapping_add(56), &(n as u32).to_le_bytes()).is_err() {
+                    return Outcome::Return(if done > 0 { Ok(done) } else { Err(EFAULT) });
+                }
+                done += 1;
+            }
+            Outcome::Return(Err(e)) => {
+                return Outcome::Return(if done > 0 { Ok(done) } else { Err(e) });
+            }
+            o if done == 0 => return o,
+            _ => break,
+        }
+    }
+    Outcome::Return(Ok(done))
 }
 
 fn recvmsg(p: &mut Process, fd: u64, msg: u64, flags: u64) -> Outcome {

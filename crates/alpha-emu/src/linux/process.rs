@@ -15,8 +15,10 @@
 //! Once a process has forked (or is a forked child) it belongs to a
 //! *process tree*: host signals the guest handles are caught and queued to
 //! the guest (a self-pipe wakes the scheduler's host `poll`), SIGCHLD is
-//! always caught (to wake a blocked `wait4`), and the guest's ignored
-//! signals are ignored on the host too. The signal handler can only reach
+//! always caught (to wake a blocked `wait4`; with the host's `SA_NOCLDWAIT`
+//! when the guest ignores SIGCHLD or asked for `SA_NOCLDWAIT`, so the host
+//! reaps the children and `wait4` ends in ECHILD, as on Linux), and the
+//! guest's ignored signals are ignored on the host too. The signal handler can only reach
 //! statics, so the pending host signals and the self-pipe are the two
 //! process-wide values here; everything else lives in [`Procs`].
 //!
@@ -67,6 +69,9 @@ pub struct Procs {
     /// A vfork child's end of the pipe its parent waits on (closed at
     /// `execve` or exit).
     vfork_fd: Option<i32>,
+    /// Host pid of the tree's first process (0: no tree yet): the guest
+    /// processes `kill(-1, …)` reaches are it and its descendants.
+    root: i32,
 }
 
 impl Procs {
@@ -77,6 +82,7 @@ impl Procs {
             forked: false,
             tree: false,
             vfork_fd: None,
+            root: 0,
         }
     }
 
@@ -134,12 +140,17 @@ fn new_wake_pipe() {
 }
 
 fn set_host_action(host_sig: i32, handler: libc::sighandler_t) {
+    set_host_action_flags(host_sig, handler, 0);
+}
+
+/// [`set_host_action`] with extra host `SA_*` flags.
+fn set_host_action_flags(host_sig: i32, handler: libc::sighandler_t, flags: i32) {
     // SAFETY: a zeroed sigaction with an empty mask is valid; the handler
     // only touches atomics and write(2).
     unsafe {
         let mut sa: libc::sigaction = std::mem::zeroed();
         sa.sa_sigaction = handler;
-        sa.sa_flags = libc::SA_RESTART;
+        sa.sa_flags = libc::SA_RESTART | flags;
         libc::sigemptyset(&mut sa.sa_mask);
         libc::sigaction(host_sig, &sa, std::ptr::null_mut());
     }
@@ -172,7 +183,13 @@ pub fn sync_host_action(p: &Process, sig: u8) {
     }
     let h = host_signal(sig) as i32;
     if h == libc::SIGCHLD {
-        set_host_action(h, on_host_signal as *const () as libc::sighandler_t);
+        // A guest SIGCHLD ignored or with SA_NOCLDWAIT leaves no zombies:
+        // the host reaps the children itself (and still raises SIGCHLD,
+        // which wakes a blocked wait4 to find ECHILD), as Linux does.
+        let act = p.signals.actions[sig as usize];
+        let no_zombies = act.handler == signal::SIG_IGN || act.flags & signal::SA_NOCLDWAIT != 0;
+        let flags = if no_zombies { libc::SA_NOCLDWAIT } else { 0 };
+        set_host_action_flags(h, on_host_signal as *const () as libc::sighandler_t, flags);
         return;
     }
     if !forwardable(h) {
@@ -192,6 +209,10 @@ pub fn sync_host_action(p: &Process, sig: u8) {
 fn enter_tree(p: &mut Process) {
     if !p.procs.tree {
         p.procs.tree = true;
+        if !p.procs.forked && p.procs.root == 0 {
+            // SAFETY: getpid has no preconditions.
+            p.procs.root = unsafe { libc::getpid() };
+        }
         if wake_fd().is_none() {
             new_wake_pipe();
         }
@@ -292,7 +313,7 @@ pub fn die_by_signal(p: &Process, exit: &Exit) {
 
 /// Turn every in-process pipe into a host pipe before a fork, so parent
 /// and child share it through the host (what is buffered moves along).
-fn hostify_pipes(p: &mut Process) -> Result<(), u64> {
+pub(super) fn hostify_pipes(p: &mut Process) -> Result<(), u64> {
     use std::collections::HashMap;
     use std::os::fd::FromRawFd;
     let mut made: HashMap<*const std::cell::RefCell<fs::PipeBuf>, (i32, i32, u64)> = HashMap::new();
@@ -658,9 +679,87 @@ pub fn child_ready(pid: i32) -> bool {
 
 // ------------------------------------------------------------------ kill
 
+/// The live host processes of the tree rooted at `root`: it and its
+/// descendants (the host's `/proc/PID/task/TID/children`).
+fn tree_pids(root: i32) -> Vec<i32> {
+    let mut all = vec![root];
+    let mut i = 0;
+    while i < all.len() {
+        let pid = all[i];
+        i += 1;
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            continue;
+        };
+        for t in tasks.flatten() {
+            let Ok(text) = std::fs::read_to_string(t.path().join("children")) else {
+                continue;
+            };
+            for c in text
+                .split_whitespace()
+                .filter_map(|w| w.parse::<i32>().ok())
+            {
+                if !all.contains(&c) {
+                    all.push(c);
+                }
+            }
+        }
+    }
+    all
+}
+
+/// The host pids above `pid`: its parent, grandparent… up to init.
+fn ancestors(pid: i32) -> Vec<i32> {
+    let mut out = Vec::new();
+    let mut cur = pid;
+    while cur > 1 && out.len() < 4096 {
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{cur}/stat")) else {
+            break;
+        };
+        // "pid (comm) state ppid …": comm may hold spaces and parentheses.
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|w| w.parse::<i32>().ok());
+        match ppid {
+            Some(pp) if pp > 0 => {
+                out.push(pp);
+                cur = pp;
+            }
+            _ => break,
+        }
+    }
+    out
+}
+
+/// `kill(-1, sig)`: every guest process of the caller's tree but the
+/// caller (Linux spares the caller too), never a process outside the
+/// guest's tree (subword does not signal every process of the user).
+/// ESRCH when there is no other, as on Linux (and when the tree's first
+/// process has ended: its orphans are no longer found).
+pub fn kill_all(p: &Process, sig: u64) -> Result<u64, u64> {
+    if !p.procs.tree || p.procs.root == 0 {
+        return Err(ESRCH);
+    }
+    // SAFETY: getpid has no preconditions.
+    let me = unsafe { libc::getpid() };
+    // The root counts only while it is still this process's ancestor (an
+    // ended root's pid may since name another program).
+    if p.procs.root != me && !ancestors(me).contains(&p.procs.root) {
+        return Err(ESRCH);
+    }
+    let mut reached = false;
+    for pid in tree_pids(p.procs.root).into_iter().filter(|&q| q != me) {
+        reached |= kill_other(pid as i64, sig).is_ok();
+    }
+    if reached {
+        Ok(0)
+    } else {
+        Err(ESRCH)
+    }
+}
+
 /// `kill(pid, sig)` aimed at another process or a process group: the
-/// host's `kill` with the host's number. `kill(-1, …)` is refused to the
-/// guest's own process (subword never signals every process of the user).
+/// host's `kill` with the host's number (`kill(-1, …)`: [`kill_all`]).
 pub fn kill_other(pid: i64, sig: u64) -> Result<u64, u64> {
     let h = if sig == 0 {
         0

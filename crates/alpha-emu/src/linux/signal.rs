@@ -28,6 +28,8 @@ pub const SIGINFO: u8 = 29;
 pub const SA_ONSTACK: u64 = 0x1;
 pub const SA_RESTART: u64 = 0x2;
 pub const SA_NODEFER: u64 = 0x8;
+/// Children leave no zombies (asm/signal.h).
+pub const SA_NOCLDWAIT: u64 = 0x20;
 pub const SA_RESETHAND: u64 = 0x10;
 pub const SA_SIGINFO: u64 = 0x40;
 

@@ -170,6 +170,8 @@ const TABLE: &[(u64, &str, &str)] = &[
     (106, "listen", "dd"),
     (113, "recvmsg", "dxx"),
     (114, "sendmsg", "dxx"),
+    (479, "recvmmsg", "dxdxx"),
+    (503, "sendmmsg", "dxdx"),
     (118, "getsockopt", "dLNxx"),
     (125, "recvfrom", "dxdxxx"),
     (133, "sendto", "dxdxAd"),
@@ -1768,7 +1770,10 @@ fn kill(p: &mut Process, target: i64, sig: u64, thread: bool) -> Result<u64, u64
         return Err(EINVAL);
     }
     let own_group = target == 0 && p.procs.tree;
-    if !thread && (own_group || (target != p.id.pid as i64 && target != 0 && target != -1)) {
+    if !thread && target == -1 {
+        return super::process::kill_all(p, sig);
+    }
+    if !thread && (own_group || (target != p.id.pid as i64 && target != 0)) {
         return super::process::kill_other(target, sig);
     }
     let ok = if thread {
@@ -1776,7 +1781,7 @@ fn kill(p: &mut Process, target: i64, sig: u64, thread: bool) -> Result<u64, u64
             .iter()
             .any(|t| t.tid as i64 == target && t.state != ThreadState::Exited)
     } else {
-        target == p.id.pid as i64 || target == 0 || target == -1
+        target == p.id.pid as i64 || target == 0
     };
     if !ok {
         return Err(ESRCH);

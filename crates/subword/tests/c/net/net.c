@@ -20,6 +20,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <sys/un.h>
@@ -48,6 +49,7 @@ static const char *ename(int e) {
     case EMSGSIZE: return "EMSGSIZE";
     case EADDRINUSE: return "EADDRINUSE";
     case EOPNOTSUPP: return "EOPNOTSUPP";
+    case ELOOP: return "ELOOP";
     default: return "other";
     }
 }
@@ -665,6 +667,196 @@ static int bulk(void) {
     return 0;
 }
 
+/* ------------------------------------------------------------ a pipe in SCM_RIGHTS */
+
+/* A pipe's read end passed over a socketpair: what was buffered before
+ * and what is written after both come out of the received descriptor. */
+static int rights_pipe(void) {
+    int sv[2], pf[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) || pipe(pf)) return 9;
+    show("write before", write(pf[1], "before-", 7));
+    char cbuf[CMSG_SPACE(sizeof(int))];
+    memset(cbuf, 0, sizeof cbuf);
+    struct iovec iov = {"P", 1};
+    struct msghdr m = {0};
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = cbuf;
+    m.msg_controllen = sizeof cbuf;
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof(int));
+    memcpy(CMSG_DATA(cm), &pf[0], sizeof(int));
+    show("sendmsg a pipe's read end", sendmsg(sv[0], &m, 0));
+    close(pf[0]);
+    char rc[CMSG_SPACE(sizeof(int))];
+    char one;
+    struct iovec riov = {&one, 1};
+    struct msghdr r = {0};
+    r.msg_iov = &riov;
+    r.msg_iovlen = 1;
+    r.msg_control = rc;
+    r.msg_controllen = sizeof rc;
+    show("recvmsg", recvmsg(sv[1], &r, 0));
+    struct cmsghdr *rm = CMSG_FIRSTHDR(&r);
+    int passed = -1;
+    if (rm && rm->cmsg_level == SOL_SOCKET && rm->cmsg_type == SCM_RIGHTS)
+        memcpy(&passed, CMSG_DATA(rm), sizeof(int));
+    printf("got a descriptor: %d\n", passed >= 0);
+    show("write after", write(pf[1], "after", 5));
+    close(pf[1]);
+    char buf[32];
+    long n = 0, k;
+    while ((k = read(passed, buf + n, sizeof buf - 1 - n)) > 0)
+        n += k;
+    buf[n] = 0;
+    printf("read from the passed end: %s (then %ld)\n", buf, k);
+    struct stat st;
+    fstat(passed, &st);
+    printf("passed end is a fifo: %d\n", S_ISFIFO(st.st_mode));
+    return 0;
+}
+
+/* ------------------------------------------------------------ MSG_WAITALL */
+
+/* The writer sends in pieces with pauses; a MSG_WAITALL receive gets them
+ * all in one call (or what came before the peer shut down, or before
+ * SO_RCVTIMEO ran out). */
+static void *trickle(void *arg) {
+    int c = *(int *)arg;
+    static char piece[1000];
+    memset(piece, 'w', sizeof piece);
+    for (int i = 0; i < 3; i++) {
+        usleep(20000);
+        if (send(c, piece, sizeof piece, 0) != sizeof piece) return 0;
+    }
+    for (int i = 0; i < 2; i++) {
+        usleep(20000);
+        if (send(c, piece, 250, 0) != 250) return 0;
+    }
+    usleep(20000);
+    if (send(c, piece, 10, 0) != 10) return 0;
+    /* Well after the reader's 100 ms SO_RCVTIMEO, even on a busy host. */
+    usleep(700000);
+    if (send(c, piece, 500, 0) != 500) return 0;
+    usleep(20000);
+    shutdown(c, SHUT_WR);
+    return 0;
+}
+
+static int waitall(void) {
+    int sv[2];
+    socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+    pthread_t th;
+    pthread_create(&th, 0, trickle, &sv[0]);
+    static char buf[4000];
+    long n = show("recv 3000 MSG_WAITALL", recv(sv[1], buf, 3000, MSG_WAITALL));
+    int same = 1;
+    for (long i = 0; i < n; i++)
+        same &= buf[i] == 'w';
+    printf("all bytes the writer's: %d\n", same);
+    struct iovec iov[2] = {{buf, 200}, {buf + 200, 300}};
+    struct msghdr m;
+    memset(&m, 0, sizeof m);
+    m.msg_iov = iov;
+    m.msg_iovlen = 2;
+    show("recvmsg 500 into two iovecs MSG_WAITALL", recvmsg(sv[1], &m, MSG_WAITALL));
+    struct timeval tv = {0, 100000};
+    setsockopt(sv[1], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    show("recv 100 MSG_WAITALL, 10 sent, SO_RCVTIMEO 100 ms", recv(sv[1], buf, 100, MSG_WAITALL));
+    tv.tv_usec = 0;
+    setsockopt(sv[1], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    show("recv 1000 MSG_WAITALL, 500 sent then shutdown", recv(sv[1], buf, 1000, MSG_WAITALL));
+    show("recv after the shutdown", recv(sv[1], buf, 1000, MSG_WAITALL));
+    pthread_join(th, 0);
+    return 0;
+}
+
+/* ------------------------------------------------------------ mmsg */
+
+static int mmsg(void) {
+    int sv[2];
+    socketpair(AF_UNIX, SOCK_DGRAM, 0, sv);
+    char *words[3] = {"a", "bb", "ccc"};
+    struct iovec iov[5];
+    struct mmsghdr mm[5];
+    memset(mm, 0, sizeof mm);
+    for (int i = 0; i < 3; i++) {
+        iov[i].iov_base = words[i];
+        iov[i].iov_len = strlen(words[i]);
+        mm[i].msg_hdr.msg_iov = &iov[i];
+        mm[i].msg_hdr.msg_iovlen = 1;
+    }
+    show("sendmmsg of 3", sendmmsg(sv[0], mm, 3, 0));
+    printf("msg_len %u %u %u\n", mm[0].msg_len, mm[1].msg_len, mm[2].msg_len);
+    static char bufs[5][16];
+    memset(mm, 0, sizeof mm);
+    for (int i = 0; i < 5; i++) {
+        iov[i].iov_base = bufs[i];
+        iov[i].iov_len = sizeof bufs[i];
+        mm[i].msg_hdr.msg_iov = &iov[i];
+        mm[i].msg_hdr.msg_iovlen = 1;
+    }
+    long n = show("recvmmsg of up to 5 MSG_WAITFORONE", recvmmsg(sv[1], mm, 5, MSG_WAITFORONE, 0));
+    for (long i = 0; i < n; i++)
+        printf("message %ld: %u %.*s\n", i, mm[i].msg_len, (int)mm[i].msg_len, bufs[i]);
+    show("recvmmsg on an empty socket MSG_DONTWAIT", recvmmsg(sv[1], mm, 5, MSG_DONTWAIT, 0));
+    show("sendmmsg from a bad vector", sendmmsg(sv[0], bad_page(), 2, 0));
+    show("sendmmsg on stdin, not a socket", sendmmsg(0, mm, 1, 0) < 0 && errno == ENOTSOCK ? -1 : 0);
+    return 0;
+}
+
+/* ------------------------------------------------------------ nested epoll */
+
+/* An epoll instance inside another: readable while the inner one has an
+ * event (a pipe's or a socket's), a loop is ELOOP, itself EINVAL. */
+static void *late_send(void *arg) {
+    usleep(50000);
+    if (send(*(int *)arg, "s", 1, 0) != 1) return 0;
+    return 0;
+}
+
+static int nested_epoll(void) {
+    int outer = epoll_create1(0), inner = epoll_create1(0);
+    int pf[2], sv[2];
+    if (pipe(pf) || socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) return 9;
+    struct epoll_event ev = {.events = EPOLLIN, .data.u64 = 7};
+    show("add pipe to inner", epoll_ctl(inner, EPOLL_CTL_ADD, pf[0], &ev));
+    ev.data.u64 = 8;
+    show("add socket to inner", epoll_ctl(inner, EPOLL_CTL_ADD, sv[1], &ev));
+    ev.data.u64 = 1;
+    show("add inner to outer", epoll_ctl(outer, EPOLL_CTL_ADD, inner, &ev));
+    ev.data.u64 = 2;
+    show("add outer to inner (a loop)", epoll_ctl(inner, EPOLL_CTL_ADD, outer, &ev));
+    int dup_outer = dup(outer);
+    show("add outer to itself through a dup", epoll_ctl(outer, EPOLL_CTL_ADD, dup_outer, &ev));
+    struct epoll_event got[4];
+    ep_wait(outer, 0, "outer, nothing ready");
+    if (write(pf[1], "p", 1) != 1) return 9;
+    ep_wait(outer, 1000, "outer, pipe written");
+    int n = epoll_wait(outer, got, 4, 0);
+    printf("outer again (level): %d data %lu\n", n, n > 0 ? (unsigned long)got[0].data.u64 : 0);
+    n = epoll_wait(inner, got, 4, 0);
+    printf("inner: %d data %lu\n", n, n > 0 ? (unsigned long)got[0].data.u64 : 0);
+    char c;
+    if (read(pf[0], &c, 1) != 1) return 9;
+    ep_wait(outer, 0, "outer, pipe drained");
+    pthread_t th;
+    pthread_create(&th, 0, late_send, &sv[0]);
+    n = epoll_wait(outer, got, 4, 2000);
+    printf("outer woken by a socket in inner: %d data %lu\n", n,
+           n > 0 ? (unsigned long)got[0].data.u64 : 0);
+    pthread_join(th, 0);
+    n = epoll_wait(inner, got, 4, 0);
+    printf("inner: %d data %lu\n", n, n > 0 ? (unsigned long)got[0].data.u64 : 0);
+    struct pollfd pfd = {.fd = outer, .events = POLLIN};
+    printf("poll on outer: %d revents %d\n", poll(&pfd, 1, 0), pfd.revents);
+    show("del inner from outer", epoll_ctl(outer, EPOLL_CTL_DEL, inner, 0));
+    ep_wait(outer, 0, "outer after the del");
+    return 0;
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, 0, _IONBF, 0);
     if (argc < 2)
@@ -683,5 +875,9 @@ int main(int argc, char **argv) {
     if (!strcmp(w, "timerfd")) return timerfd_probe();
     if (!strcmp(w, "errors")) return errors();
     if (!strcmp(w, "bulk")) return bulk();
+    if (!strcmp(w, "waitall")) return waitall();
+    if (!strcmp(w, "mmsg")) return mmsg();
+    if (!strcmp(w, "rights_pipe")) return rights_pipe();
+    if (!strcmp(w, "nested_epoll")) return nested_epoll();
     return 2;
 }

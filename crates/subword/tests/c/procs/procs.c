@@ -207,6 +207,79 @@ int main(int argc, char **argv) {
         printf("kill of a reaped pid: %d %s\n", kill(c, 0), errno == ESRCH ? "ESRCH" : "?");
         return 0;
     }
+    if (!strcmp(p, "nocldwait")) {
+        /* SIGCHLD ignored: children leave no zombie, and wait blocks until
+         * they have all ended, then fails with ECHILD. */
+        signal(SIGCHLD, SIG_IGN);
+        pid_t c = fork();
+        if (c == 0) { usleep(100000); _exit(3); }
+        int st = 0;
+        errno = 0;
+        show("SIG_IGN: waitpid(-1) after the child ended", waitpid(-1, &st, 0));
+        errno = 0;
+        show("SIG_IGN: kill(child, 0), no zombie left", kill(c, 0));
+        /* Back to the default: the child is a zombie until reaped. */
+        signal(SIGCHLD, SIG_DFL);
+        c = fork();
+        if (c == 0) _exit(7);
+        usleep(100000);
+        errno = 0;
+        show("SIG_DFL: kill(zombie, 0)", kill(c, 0));
+        reap("SIG_DFL child", c);
+        return 0;
+    }
+    if (!strcmp(p, "sa-nocldwait")) {
+        /* SA_NOCLDWAIT with a handler: no zombie either (wait gets
+         * ECHILD), and the handler still runs, as Linux raises SIGCHLD. */
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_sig;
+        sa.sa_flags = SA_NOCLDWAIT | SA_RESTART;
+        sigaction(SIGCHLD, &sa, NULL);
+        pid_t c = fork();
+        if (c == 0) _exit(5);
+        int st = 0;
+        errno = 0;
+        show("SA_NOCLDWAIT: waitpid(child)", waitpid(c, &st, 0));
+        while (!got) usleep(1000);
+        printf("SA_NOCLDWAIT: handler ran with signal %d\n", (int)got);
+        return 0;
+    }
+    if (!strcmp(p, "kill-all")) {
+        /* kill(-1, sig) reaches the child and the grandchild, not the
+         * caller; with nobody else left it is ESRCH. */
+        signal(SIGUSR1, on_sig);
+        sigset_t usr1, old;
+        sigemptyset(&usr1);
+        sigaddset(&usr1, SIGUSR1);
+        sigprocmask(SIG_BLOCK, &usr1, &old);
+        int fd[2];
+        if (pipe(fd)) return 9;
+        pid_t c = fork();
+        if (c == 0) {
+            pid_t g = fork();
+            if (g == 0) {
+                if (write(fd[1], "g", 1) != 1) _exit(2);
+                while (!got) sigsuspend(&old);
+                _exit(got == SIGUSR1 ? 43 : 44);
+            }
+            if (write(fd[1], "c", 1) != 1) _exit(2);
+            while (!got) sigsuspend(&old);
+            int st = 0;
+            waitpid(g, &st, 0);
+            _exit(WIFEXITED(st) && WEXITSTATUS(st) == 43 ? 42 : 41);
+        }
+        char b[2];
+        if (read(fd[0], b, 1) != 1 || read(fd[0], b + 1, 1) != 1) return 9;
+        errno = 0;
+        show("kill(-1, SIGUSR1)", kill(-1, SIGUSR1));
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        printf("caller's own handler ran: %d\n", got != 0);
+        reap("child (42: it and its child were signalled)", c);
+        errno = 0;
+        show("kill(-1, 0) with no other process", kill(-1, 0));
+        return 0;
+    }
     if (!strcmp(p, "vfork")) {
         pid_t c = vfork();
         if (c == 0) _exit(5);
