@@ -275,6 +275,11 @@ pub struct Memory {
     trace: Option<Vec<AccessRecord>>,
     /// pc and icount of the instruction now executing, while tracing.
     trace_site: (u64, u64),
+    /// Scheduling points the interpreter may still run through before it
+    /// stops at one (see [`Memory::set_point_passes`]).
+    point_passes: u64,
+    /// Per point run through: the trace's length just before it.
+    point_marks: Vec<usize>,
 }
 
 impl Default for Memory {
@@ -315,6 +320,8 @@ impl Memory {
             lock_breaks: 0,
             trace: None,
             trace_site: (0, 0),
+            point_passes: 0,
+            point_marks: Vec::new(),
         }
     }
 
@@ -794,6 +801,39 @@ impl Memory {
         if let Some(t) = &mut self.trace {
             t.push(r);
         }
+    }
+
+    /// Let [`crate::exec::fast::run_to_point`] run through the next `n`
+    /// scheduling points instead of stopping before the first of them (a
+    /// scheduler that knows it would keep the same thread running at those
+    /// points saves leaving and re-entering the interpreter). Forgets the
+    /// marks of the previous run ([`Memory::point_marks`]).
+    pub fn set_point_passes(&mut self, n: u64) {
+        self.point_passes = n;
+        self.point_marks.clear();
+    }
+
+    /// Passes left of those [`Memory::set_point_passes`] allowed.
+    #[inline(always)]
+    pub fn point_passes(&self) -> u64 {
+        self.point_passes
+    }
+
+    /// The interpreter runs through a scheduling point: one pass fewer,
+    /// and mark where in the trace it was.
+    #[inline(always)]
+    pub fn pass_point(&mut self) {
+        self.point_passes -= 1;
+        let at = self.trace.as_ref().map_or(0, |t| t.len());
+        self.point_marks.push(at);
+    }
+
+    /// For each point run through since [`Memory::set_point_passes`], in
+    /// order, the number of access records traced before it: record `i`
+    /// of the trace was made after `marks.partition_point(|&m| m <= i)`
+    /// of those points.
+    pub fn point_marks(&self) -> &[usize] {
+        &self.point_marks
     }
 
     /// The accesses recorded since the last call.

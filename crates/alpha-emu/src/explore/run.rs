@@ -54,6 +54,17 @@ pub struct Decision<'a> {
 pub trait Chooser {
     /// Which runnable thread runs next.
     fn choose(&mut self, d: &Decision<'_>) -> usize;
+
+    /// Called right after [`Chooser::choose`] answered decision `k`: the
+    /// first later decision at which it must be asked again. Until then,
+    /// as long as no thread changes state (an event) and the running
+    /// thread is not starved, it promises to answer what it just answered
+    /// and to change no state of its own if asked, so [`run`] keeps that
+    /// thread running through those scheduling points without stopping.
+    /// The default, `k + 1`, asks at every decision.
+    fn next_ask(&self, k: u64) -> u64 {
+        k + 1
+    }
 }
 
 /// Replays a [`Schedule`]: its deviations, the default policy elsewhere.
@@ -77,6 +88,16 @@ impl Chooser for Replay<'_> {
             Some(t) if d.runnable.contains(&(t as usize)) => t as usize,
             _ => d.default,
         }
+    }
+
+    /// The next deviation's decision: everywhere else the answer is the
+    /// default policy's, which keeps the running thread.
+    fn next_ask(&self, k: u64) -> u64 {
+        self.schedule.switches[self.cursor.min(self.schedule.switches.len())..]
+            .iter()
+            .map(|s| s.k)
+            .find(|&sk| sk > k)
+            .unwrap_or(u64::MAX)
     }
 }
 
@@ -286,6 +307,9 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
                 }
             }
         }
+        // Scheduling points the next step may run through (decisions that
+        // would keep the same thread running).
+        let mut passes = 0u64;
         let next = if runnable.len() >= 2 {
             let starved = runnable.contains(&cur) && run_len >= FAIRNESS;
             let default = if runnable.contains(&cur) && !starved {
@@ -313,8 +337,17 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
                 open[cur].1.push(k);
             }
             let mut t = chooser.choose(&d);
-            if !runnable.contains(&t) || (starved && t == cur) {
+            let overridden = !runnable.contains(&t) || (starved && t == cur);
+            if overridden {
                 t = default;
+            }
+            // Decisions the chooser promises to answer with `t` again (see
+            // `Chooser::next_ask`), while the run stays below FAIRNESS and
+            // nothing is being recorded per decision.
+            if !overridden && !spec.record_taken && !spec.record_windows {
+                let run_after = if t == cur { run_len + 1 } else { 0 };
+                passes = (chooser.next_ask(k).saturating_sub(k + 1))
+                    .min(FAIRNESS.saturating_sub(run_after));
             }
             if spec.record_taken {
                 out.taken.push(Taken {
@@ -343,12 +376,25 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
         }
         cur = next;
         p.machine.stop_at_points = runnable.len() >= 2;
+        p.machine.mem.set_point_passes(passes);
         let budget = spec.max_insns - p.insns;
         let res = p.step_thread(&mut host, next, budget);
+        // Each point run through was a decision that kept `next` running.
+        let base = out.decisions;
+        let passed = passes - p.machine.mem.point_passes();
+        out.decisions += passed;
+        run_len += passed;
         // Feed what the step did to the detectors, in global order.
         trace.clear();
         p.machine.mem.swap_trace(&mut trace);
-        for rec in &trace {
+        let marks = p.machine.mem.point_marks();
+        // Points run through before the record at hand: its decision is
+        // `base + mark`, as if the step had stopped at each of them.
+        let mut mark = 0usize;
+        for (i, rec) in trace.iter().enumerate() {
+            while mark < marks.len() && marks[mark] <= i {
+                mark += 1;
+            }
             let t = agent_thread(&p, rec);
             if spec.record_windows {
                 if open.len() <= t {
@@ -393,6 +439,15 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
             }
             let tid = p.threads[t].tid;
             det.access(tid, rec, &p.machine.mem as &dyn CodeView);
+            if det.findings().len() > seen_findings {
+                collect(
+                    det,
+                    &p,
+                    &mut out,
+                    &mut seen_findings,
+                    Some(base + mark as u64),
+                );
+            }
         }
         let tid = p.threads[next].tid;
         let pc = p.machine.cpus[p.threads[next].cpu].pc;
@@ -407,7 +462,7 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
                 det.event(tid, pc, EventKind::Exception)
             }
             Err(exit) => {
-                collect(det, &p, &mut out, &mut seen_findings);
+                collect(det, &p, &mut out, &mut seen_findings, None);
                 if let Exit::Killed { signal, why } = exit {
                     if why.contains("(deadlock)") {
                         let blocked = blocked_sites(&p);
@@ -428,9 +483,9 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
                 break;
             }
         }
-        collect(det, &p, &mut out, &mut seen_findings);
+        collect(det, &p, &mut out, &mut seen_findings, None);
     }
-    collect(det, &p, &mut out, &mut seen_findings);
+    collect(det, &p, &mut out, &mut seen_findings, None);
     out.insns = p.insns;
     out.store_pcs = store_pcs.into_iter().collect();
     Ok(out)
@@ -459,8 +514,16 @@ fn blocked_sites(p: &Process) -> Vec<(u32, u64)> {
 }
 
 /// Move the detectors' new findings into `out`, with thread ids turned
-/// into thread indices.
-fn collect(det: &Detectors, p: &Process, out: &mut Outcome, seen: &mut usize) {
+/// into thread indices, each with the decision number in force (`None`:
+/// the current one).
+fn collect(
+    det: &Detectors,
+    p: &Process,
+    out: &mut Outcome,
+    seen: &mut usize,
+    decision: Option<u64>,
+) {
+    let decision = decision.unwrap_or(out.decisions);
     let all = det.findings();
     for f in &all[*seen..] {
         let mut f = f.clone();
@@ -474,7 +537,7 @@ fn collect(det: &Detectors, p: &Process, out: &mut Outcome, seen: &mut usize) {
         if let Some(o) = &mut f.other {
             o.thread = index(o.thread);
         }
-        out.findings.push((Found::Detector(f), out.decisions));
+        out.findings.push((Found::Detector(f), decision));
     }
     *seen = all.len();
 }
