@@ -182,8 +182,9 @@ impl Template {
         Ok(Template(std::sync::Mutex::new(p.machine)))
     }
 
+    /// A copy of the template machine sharing its pages copy-on-write.
     fn machine(&self) -> crate::Machine {
-        self.0.lock().expect("template machine").clone()
+        self.0.lock().expect("template machine").snapshot()
     }
 
     /// What one host thread's schedules start from (see [`Start`]).
@@ -195,7 +196,7 @@ impl Template {
         // names would be most of a copy's allocations.
         p.symbols = None;
         Ok(Start {
-            process: p,
+            process: RefCell::new(p),
             det: RefCell::new(Detectors::new(detect::Config { lock_range })),
         })
     }
@@ -210,7 +211,7 @@ impl Template {
 /// A `Process` stays on the host thread that made it, so each worker
 /// thread makes its own.
 pub struct Start {
-    process: Process,
+    process: RefCell<Process>,
     det: RefCell<Detectors>,
 }
 
@@ -239,7 +240,7 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
         Some(s) => {
             reused = s.det.borrow_mut();
             reused.reset();
-            (s.process.snapshot(), &mut reused)
+            (s.process.borrow_mut().snapshot(), &mut reused)
         }
         None => {
             own = Detectors::new(detect::Config {
