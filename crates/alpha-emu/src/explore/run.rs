@@ -197,6 +197,7 @@ impl Template {
         p.symbols = None;
         Ok(Start {
             process: RefCell::new(p),
+            prefix: RefCell::new(None),
             det: RefCell::new(Detectors::new(detect::Config { lock_range })),
         })
     }
@@ -212,6 +213,9 @@ impl Template {
 /// thread makes its own.
 pub struct Start {
     process: RefCell<Process>,
+    /// Computed by the first schedule that can use it (`Some(None)`: none
+    /// can).
+    prefix: RefCell<Option<Option<Prefix>>>,
     det: RefCell<Detectors>,
 }
 
@@ -232,42 +236,164 @@ pub struct Spec<'a> {
     pub watch: Option<u64>,
 }
 
+/// The state of a schedule's run besides its process and detectors.
+#[derive(Clone)]
+struct Vars {
+    out: Outcome,
+    cur: usize,
+    run_len: u64,
+    in_window: Vec<bool>,
+    /// With `record_windows`, per thread: the quadword its open window
+    /// loaded and the decisions taken inside it so far.
+    open: Vec<(u64, Vec<u64>)>,
+    runnable: Vec<usize>,
+    seen_findings: usize,
+    store_pcs: std::collections::BTreeSet<u64>,
+    /// Most stores repeat a recent pc (loops): a direct-mapped filter in
+    /// front of the set keeps coverage cheap.
+    recent: [u64; 256],
+    /// Thread states change only at events (system calls, traps): after a
+    /// step that stopped at a scheduling point the sets above still hold.
+    states_changed: bool,
+}
+
+impl Default for Vars {
+    fn default() -> Self {
+        Vars {
+            out: Outcome::default(),
+            cur: 0,
+            run_len: 0,
+            in_window: Vec::new(),
+            open: Vec::new(),
+            runnable: Vec::new(),
+            seen_findings: 0,
+            store_pcs: std::collections::BTreeSet::new(),
+            recent: [u64::MAX; 256],
+            states_changed: true,
+        }
+    }
+}
+
+/// Every schedule's common beginning: the run up to its first decision
+/// (until then only one thread can run, so there is nothing to choose and
+/// every schedule runs the same instructions: start-up, `main` until its
+/// first thread exists). A schedule resumes from a copy of it.
+struct Prefix {
+    process: Process,
+    vars: Vars,
+    det: Detectors,
+}
+
+impl Start {
+    /// A copy of the prefix to run a schedule under `spec` from (and the
+    /// detectors set to the prefix's), computed on first use; `None` when
+    /// such a schedule cannot start from it: it records what the prefix
+    /// did not (write-back windows, accesses to a watched quadword), the
+    /// prefix ended the program or hit `--max-insns`, or it left state a
+    /// copy would share with the original (a descriptor opened or closed,
+    /// a host process forked).
+    fn resume(&self, spec: &Spec<'_>, det: &mut Detectors) -> Option<(Process, Vars)> {
+        if spec.record_windows || spec.watch.is_some() {
+            return None;
+        }
+        let mut cell = self.prefix.borrow_mut();
+        if cell.is_none() {
+            *cell = Some(self.make_prefix(spec));
+        }
+        let pre = cell.as_mut()?.as_mut()?;
+        det.clone_from(&pre.det);
+        Some((pre.process.snapshot(), pre.vars.clone()))
+    }
+
+    fn make_prefix(&self, spec: &Spec<'_>) -> Option<Prefix> {
+        let mut process = self.process.borrow_mut().snapshot();
+        process.machine.mem.set_trace(true);
+        let mut det = Detectors::new(detect::Config {
+            lock_range: spec.lock_range,
+        });
+        let mut vars = Vars::default();
+        let paused = drive(&mut process, &mut det, &mut vars, spec, None);
+        let start = self.process.borrow();
+        let same_fds = process.fds.fds.len() == start.fds.fds.len()
+            && process
+                .fds
+                .fds
+                .iter()
+                .zip(&start.fds.fds)
+                .all(|(a, b)| match (a, b) {
+                    (Some(a), Some(b)) => std::rc::Rc::ptr_eq(&a.obj, &b.obj),
+                    (None, None) => true,
+                    _ => false,
+                });
+        let forked = process.procs.tree || process.procs.forked;
+        (paused && same_fds && !forked).then_some(Prefix { process, vars, det })
+    }
+}
+
 /// Run one schedule. `Err` only when the program cannot be loaded.
 pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String> {
     let mut own;
     let mut reused;
-    let (mut p, det): (Process, &mut Detectors) = match spec.start {
+    let (mut p, det, mut vars): (Process, &mut Detectors, Vars) = match spec.start {
         Some(s) => {
             reused = s.det.borrow_mut();
-            reused.reset();
-            (s.process.borrow_mut().snapshot(), &mut reused)
+            match s.resume(spec, &mut reused) {
+                Some((p, vars)) => (p, &mut reused, vars),
+                None => {
+                    reused.reset();
+                    let mut p = s.process.borrow_mut().snapshot();
+                    p.machine.mem.set_trace(true);
+                    (p, &mut reused, Vars::default())
+                }
+            }
         }
         None => {
             own = Detectors::new(detect::Config {
                 lock_range: spec.lock_range,
             });
-            (Process::new(spec.elf, spec.opts)?, &mut own)
+            let mut p = Process::new(spec.elf, spec.opts)?;
+            p.machine.mem.set_trace(true);
+            (p, &mut own, Vars::default())
         }
     };
-    p.machine.mem.set_trace(true);
-    let mut out = Outcome::default();
+    drive(&mut p, det, &mut vars, spec, Some(chooser));
+    let Vars {
+        mut out,
+        mut seen_findings,
+        store_pcs,
+        ..
+    } = vars;
+    collect(det, &p, &mut out, &mut seen_findings, None);
+    out.insns = p.insns;
+    out.store_pcs = store_pcs.into_iter().collect();
+    Ok(out)
+}
+
+/// Run the schedule in `p` on from `vars` until it ends; or, without a
+/// chooser, until its first decision (then `true`: `vars` and `p` are
+/// exactly as a run with a chooser would have them there).
+fn drive(
+    p: &mut Process,
+    det: &mut Detectors,
+    vars: &mut Vars,
+    spec: &Spec<'_>,
+    mut chooser: Option<&mut dyn Chooser>,
+) -> bool {
+    let Vars {
+        mut out,
+        mut cur,
+        mut run_len,
+        mut in_window,
+        mut open,
+        mut runnable,
+        mut seen_findings,
+        mut store_pcs,
+        mut recent,
+        mut states_changed,
+    } = std::mem::take(vars);
     let mut host = Quiet;
-    let mut cur = 0usize;
-    let mut run_len = 0u64;
-    let mut in_window: Vec<bool> = Vec::new();
-    // With `record_windows`, per thread: the quadword its open window
-    // loaded and the decisions taken inside it so far.
-    let mut open: Vec<(u64, Vec<u64>)> = Vec::new();
-    let mut runnable: Vec<usize> = Vec::new();
     let mut trace: Vec<AccessRecord> = Vec::new();
-    let mut seen_findings = 0usize;
-    let mut store_pcs = std::collections::BTreeSet::new();
-    // Most stores repeat a recent pc (loops): a direct-mapped filter in
-    // front of the set keeps coverage cheap.
-    let mut recent = [u64::MAX; 256];
-    // Thread states change only at events (system calls, traps): after a
-    // step that stopped at a scheduling point the sets below still hold.
-    let mut states_changed = true;
+    let mut paused = false;
     loop {
         if p.insns >= spec.max_insns {
             out.insn_limit = true;
@@ -312,6 +438,11 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
         // would keep the same thread running).
         let mut passes = 0u64;
         let next = if runnable.len() >= 2 {
+            let Some(chooser) = chooser.as_deref_mut() else {
+                // The first decision: the prefix ends here.
+                paused = true;
+                break;
+            };
             let starved = runnable.contains(&cur) && run_len >= FAIRNESS;
             let default = if runnable.contains(&cur) && !starved {
                 cur
@@ -484,12 +615,21 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
                 break;
             }
         }
-        collect(det, &p, &mut out, &mut seen_findings, None);
+        collect(det, p, &mut out, &mut seen_findings, None);
     }
-    collect(det, &p, &mut out, &mut seen_findings, None);
-    out.insns = p.insns;
-    out.store_pcs = store_pcs.into_iter().collect();
-    Ok(out)
+    *vars = Vars {
+        out,
+        cur,
+        run_len,
+        in_window,
+        open,
+        runnable,
+        seen_findings,
+        store_pcs,
+        recent,
+        states_changed,
+    };
+    paused
 }
 
 /// The thread (index) whose CPU made `rec`.
