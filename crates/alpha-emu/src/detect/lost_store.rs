@@ -94,19 +94,33 @@ impl Default for Quad {
 }
 
 impl Quad {
+    #[inline(always)]
     fn loads_of(&self, thread: u32) -> Option<&Loads> {
-        let inline = &self.loads[..self.nloads as usize];
-        inline
-            .iter()
-            .chain(self.more.iter())
-            .find(|l| l.thread == thread)
+        let n = self.nloads as usize;
+        if n > 0 && self.loads[0].thread == thread {
+            return Some(&self.loads[0]);
+        }
+        if n > 1 && self.loads[1].thread == thread {
+            return Some(&self.loads[1]);
+        }
+        self.more.iter().find(|l| l.thread == thread)
     }
 
+    #[inline(always)]
     fn loads_of_mut(&mut self, thread: u32) -> &mut Loads {
         let n = self.nloads as usize;
-        if let Some(i) = self.loads[..n].iter().position(|l| l.thread == thread) {
-            return &mut self.loads[i];
+        if n > 0 && self.loads[0].thread == thread {
+            return &mut self.loads[0];
         }
+        if n > 1 && self.loads[1].thread == thread {
+            return &mut self.loads[1];
+        }
+        self.loads_of_mut_slow(thread)
+    }
+
+    #[inline(never)]
+    fn loads_of_mut_slow(&mut self, thread: u32) -> &mut Loads {
+        let n = self.nloads as usize;
         if n < 2 {
             self.nloads += 1;
             self.loads[n] = Loads {
@@ -305,8 +319,14 @@ impl LostStore {
                 quad.known |= m;
                 let l = quad.loads_of_mut(thread);
                 l.val = (l.val & !bm) | v;
-                l.seq[lo..lo + n].fill(seq);
-                l.pc[lo..lo + n].fill(rec.pc);
+                if n == 8 {
+                    // A whole quadword (LDQ_U, LDQ): whole-array stores.
+                    l.seq = [seq; 8];
+                    l.pc = [rec.pc; 8];
+                } else {
+                    l.seq[lo..lo + n].fill(seq);
+                    l.pc[lo..lo + n].fill(rec.pc);
+                }
             }
             return;
         }
@@ -333,7 +353,11 @@ impl LostStore {
                 }
                 let fm = bytes_of(foot);
                 quad.w_val = (quad.w_val & !fm) | (v & fm);
-                if foot == m {
+                if foot == 0xff {
+                    quad.w_seq = [seq; 8];
+                    quad.w_thread = [thread; 8];
+                    quad.w_pc = [rec.pc; 8];
+                } else if foot == m {
                     quad.w_seq[lo..lo + n].fill(seq);
                     quad.w_thread[lo..lo + n].fill(thread);
                     quad.w_pc[lo..lo + n].fill(rec.pc);

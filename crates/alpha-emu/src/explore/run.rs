@@ -615,7 +615,9 @@ fn drive(
                 break;
             }
         }
-        collect(det, p, &mut out, &mut seen_findings, None);
+        if det.findings().len() > seen_findings {
+            collect(det, p, &mut out, &mut seen_findings, None);
+        }
     }
     *vars = Vars {
         out,
