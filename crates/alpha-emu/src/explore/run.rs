@@ -14,6 +14,19 @@
 //! store in particular is the order "A loads, B stores, A writes back",
 //! three accesses, each a point. While only one thread can run there is
 //! nothing to decide, and it runs at full interpreter speed (still traced).
+//!
+//! **Cheap points.** A decision at which the chooser would keep the running
+//! thread changes nothing, so the chooser says when it must next be asked
+//! ([`Chooser::next_ask`]) and the interpreter runs through the points
+//! before that without returning here ([`crate::Memory::set_point_passes`]);
+//! each is still counted as a decision, and the trace marks where it fell,
+//! so findings keep the decision numbers a stop at every point would give.
+//!
+//! **Shared prefix.** Until the first decision nothing is chosen, so every
+//! schedule of a program runs the same instructions there (start-up, `main`
+//! until a second thread can run). [`Start`] runs that prefix once and each
+//! schedule resumes from a copy of its process (pages shared copy-on-write)
+//! and of its detector state.
 
 use super::replay::{Schedule, Switch};
 use super::{Found, FAIRNESS};
