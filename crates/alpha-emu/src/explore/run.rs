@@ -440,7 +440,7 @@ fn drive(
                     states_changed = true;
                 }
                 None => {
-                    let blocked = blocked_sites(&p);
+                    let blocked = blocked_sites(p);
                     out.findings
                         .push((Found::Deadlock { blocked }, out.decisions));
                     break;
@@ -540,7 +540,7 @@ fn drive(
             while mark < marks.len() && marks[mark] <= i {
                 mark += 1;
             }
-            let t = agent_thread(&p, rec);
+            let t = agent_thread(p, rec);
             if spec.record_windows {
                 if open.len() <= t {
                     open.resize_with(t + 1, || (u64::MAX, Vec::new()));
@@ -587,7 +587,7 @@ fn drive(
             if det.findings().len() > seen_findings {
                 collect(
                     det,
-                    &p,
+                    p,
                     &mut out,
                     &mut seen_findings,
                     Some(base + mark as u64),
@@ -607,10 +607,10 @@ fn drive(
                 det.event(tid, pc, EventKind::Exception)
             }
             Err(exit) => {
-                collect(det, &p, &mut out, &mut seen_findings, None);
+                collect(det, p, &mut out, &mut seen_findings, None);
                 if let Exit::Killed { signal, why } = exit {
                     if why.contains("(deadlock)") {
-                        let blocked = blocked_sites(&p);
+                        let blocked = blocked_sites(p);
                         out.findings
                             .push((Found::Deadlock { blocked }, out.decisions));
                     } else {
