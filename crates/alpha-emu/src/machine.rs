@@ -40,6 +40,16 @@ impl Machine {
         }
     }
 
+    /// A copy as independent as `clone`'s whose memory shares its pages
+    /// with this machine's until either writes them ([`Memory::snapshot`]).
+    pub fn snapshot(&mut self) -> Machine {
+        let mem = std::mem::take(&mut self.mem);
+        let mut copy = self.clone();
+        self.mem = mem;
+        copy.mem = self.mem.snapshot();
+        copy
+    }
+
     /// Run CPU `cpu` for at most `budget` instructions.
     pub fn run(&mut self, cpu: usize, budget: u64) -> Event {
         if self.stop_at_points {

@@ -6,6 +6,13 @@
 //! (one for reads, one for writes) make the hot case a tag compare and an
 //! array index.
 //!
+//! Page bytes are reference-counted and copied on write: a page that was
+//! never written shares one zero page, and [`Memory::snapshot`] gives a copy
+//! that shares every page with the original until either side writes it
+//! (the schedule explorer starts each schedule from such a copy). A store
+//! makes its page's bytes unique first ([`Arc::make_mut`]); only unique
+//! pages enter the write cache and the [`JitTlb`]'s write half.
+//!
 //! **Invariants.**
 //! - The write cache never holds a page marked as holding predecoded code
 //!   (see [`crate::icache`]), so every store into such a page takes the slow
@@ -19,8 +26,13 @@
 //!   lock flags (Handbook §4.2.4). Checking costs nothing while no
 //!   reservation is armed.
 //! - Faults are values ([`MemFault`]); nothing here panics on a guest address.
+//! - The write cache and the [`JitTlb`]'s write half hold only pages whose
+//!   bytes this memory owns alone; [`Memory::snapshot`] empties both before
+//!   it shares anything, and a page copied on write leaves the `JitTlb`'s
+//!   read half (which may point at the shared copy).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
+use std::sync::Arc;
 
 /// Alpha page size used by Linux on every Alpha model (8 KiB).
 pub const PAGE_SIZE: u64 = 8192;
@@ -35,12 +47,15 @@ pub const JIT_TLB_SIZE: usize = 256;
 /// direct-mapped by page number, tag `u64::MAX` when empty. Compiled code
 /// reads it directly, hence `repr(C)`; only [`Memory`] fills and flushes it.
 ///
-/// **Invariants.** An entry's pointer is the start of the page's materialized
-/// bytes and stays valid until the next flush: every path that replaces or
-/// drops page bytes (`map_zero`, `unmap`) or changes permissions flushes.
-/// The write half never holds a page marked as code, and is empty while any
-/// LDx_L reservation is armed, so a compiled store that hits it needs neither
-/// the self-modifying-code nor the reservation check.
+/// **Invariants.** An entry's pointer is the start of the page's bytes and
+/// stays valid until the next flush: every path that replaces or drops page
+/// bytes (`map_zero`, `unmap`, a copy on write) or changes permissions
+/// flushes the entries concerned. A read entry may point at bytes shared
+/// with a snapshot (or at the zero page); a write entry only ever at bytes
+/// this memory owns alone. The write half never holds a page marked as code,
+/// and is empty while any LDx_L reservation is armed, so a compiled store
+/// that hits it needs neither the self-modifying-code nor the reservation
+/// check.
 #[repr(C)]
 pub struct JitTlb {
     pub rtag: [u64; JIT_TLB_SIZE],
@@ -213,11 +228,16 @@ impl std::fmt::Display for MapError {
     }
 }
 
+/// The bytes of one page.
+type PageBuf = [u8; PAGE_SIZE as usize];
+
+/// `Clone` shares the bytes (copy on write).
 #[derive(Clone)]
 struct Page {
-    /// The bytes; empty until first touched (a fresh page reads as zeros),
-    /// so mapping a large stack or heap costs nothing until it is used.
-    data: Box<[u8]>,
+    /// The bytes, shared until written: a fresh page holds the memory's
+    /// zero page, so mapping a large stack or heap allocates nothing until
+    /// it is written.
+    data: Arc<PageBuf>,
     perm: Perm,
     /// The instruction cache holds a decoded copy of this page.
     code: bool,
@@ -227,11 +247,15 @@ struct Page {
 struct TlbEntry {
     pn: u64,
     slot: usize,
+    /// Write cache only: host address of the page's bytes, which this
+    /// memory owns alone (see the module invariants).
+    ptr: usize,
 }
 
 const TLB_EMPTY: TlbEntry = TlbEntry {
     pn: u64::MAX,
     slot: 0,
+    ptr: 0,
 };
 
 /// One agent's LDx_L reservation (Handbook §4.2.4: lock_flag and
@@ -256,11 +280,14 @@ impl Reservation {
 }
 
 /// Sparse guest memory with the reservations of every agent. `Clone` gives
-/// an independent snapshot (for schedule exploration).
-#[derive(Clone)]
+/// an independent copy of every written page; [`Memory::snapshot`] an
+/// equally independent one that shares pages until they are written.
 pub struct Memory {
-    map: HashMap<u64, usize>,
+    map: FxHashMap<u64, usize>,
     pages: Vec<Page>,
+    /// The bytes of every page never written (all zero, never written in
+    /// place: it is always shared).
+    zero: Arc<PageBuf>,
     free: Vec<usize>,
     rtlb: [TlbEntry; TLB_SIZE],
     wtlb: [TlbEntry; TLB_SIZE],
@@ -275,6 +302,11 @@ pub struct Memory {
     trace: Option<Vec<AccessRecord>>,
     /// pc and icount of the instruction now executing, while tracing.
     trace_site: (u64, u64),
+    /// Scheduling points the interpreter may still run through before it
+    /// stops at one (see [`Memory::set_point_passes`]).
+    point_passes: u64,
+    /// Per point run through: the trace's length just before it.
+    point_marks: Vec<usize>,
 }
 
 impl Default for Memory {
@@ -283,12 +315,25 @@ impl Default for Memory {
     }
 }
 
-/// Give a lazily-zero page its bytes.
-#[inline]
-fn materialize(p: &mut Page) {
-    if p.data.is_empty() {
-        p.data = vec![0u8; PAGE_SIZE as usize].into_boxed_slice();
+/// A copy that owns its written pages (the zero page stays shared). Its
+/// write caches start empty: theirs point at the original's bytes.
+impl Clone for Memory {
+    fn clone(&self) -> Self {
+        let mut m = self.share();
+        for p in &mut m.pages {
+            if !Arc::ptr_eq(&p.data, &self.zero) {
+                p.data = Arc::new(*p.data);
+            }
+        }
+        m
     }
+}
+
+/// Fresh zero bytes for a page, on the heap.
+fn zero_page() -> Arc<PageBuf> {
+    let v: Box<[u8]> = vec![0u8; PAGE_SIZE as usize].into_boxed_slice();
+    let b: Box<PageBuf> = v.try_into().expect("one page");
+    Arc::from(b)
 }
 
 fn range_pages(addr: u64, len: u64) -> Result<(u64, u64), MapError> {
@@ -301,8 +346,9 @@ fn range_pages(addr: u64, len: u64) -> Result<(u64, u64), MapError> {
 impl Memory {
     pub fn new() -> Self {
         Memory {
-            map: HashMap::new(),
+            map: FxHashMap::default(),
             pages: Vec::new(),
+            zero: zero_page(),
             free: Vec::new(),
             rtlb: [TLB_EMPTY; TLB_SIZE],
             wtlb: [TLB_EMPTY; TLB_SIZE],
@@ -315,7 +361,68 @@ impl Memory {
             lock_breaks: 0,
             trace: None,
             trace_site: (0, 0),
+            point_passes: 0,
+            point_marks: Vec::new(),
         }
+    }
+
+    /// A copy sharing every page with this memory until one of the two
+    /// writes it (then that side copies the page). Costs a reference count
+    /// per page, not its bytes. Empties this memory's write caches first,
+    /// since their pages stop being its own.
+    pub fn snapshot(&mut self) -> Memory {
+        self.wtlb = [TLB_EMPTY; TLB_SIZE];
+        self.jtlb.flush_writes();
+        self.share()
+    }
+
+    /// Do `self` and `other` hold the very same bytes for the page of `addr`
+    /// (shared, not yet copied on write)? `None` if either lacks the page.
+    pub fn shares_page_with(&self, other: &Memory, addr: u64) -> Option<bool> {
+        let pn = addr >> PAGE_SHIFT;
+        let a = &self.pages[*self.map.get(&pn)?].data;
+        let b = &other.pages[*other.map.get(&pn)?].data;
+        Some(Arc::ptr_eq(a, b))
+    }
+
+    /// Everything but the page bytes copied, those shared; write caches empty.
+    fn share(&self) -> Memory {
+        Memory {
+            map: self.map.clone(),
+            pages: self.pages.clone(),
+            zero: self.zero.clone(),
+            free: self.free.clone(),
+            rtlb: self.rtlb,
+            wtlb: [TLB_EMPTY; TLB_SIZE],
+            code_gen: self.code_gen,
+            dirty_code: self.dirty_code.clone(),
+            reservations: self.reservations.clone(),
+            armed: self.armed,
+            limit_pages: self.limit_pages,
+            jtlb: JitTlb::empty(),
+            lock_breaks: self.lock_breaks,
+            trace: self.trace.clone(),
+            trace_site: self.trace_site,
+            point_passes: self.point_passes,
+            point_marks: self.point_marks.clone(),
+        }
+    }
+
+    /// The bytes of the page in `slot` (number `pn`), made this memory's own
+    /// (copied if shared). A copy leaves the compiled code's read table,
+    /// which may point at the shared bytes.
+    #[inline]
+    fn page_mut(&mut self, slot: usize, pn: u64) -> &mut PageBuf {
+        let d = &mut self.pages[slot].data;
+        if Arc::get_mut(d).is_none() {
+            // Shared: copy (the zero page, a snapshot's page).
+            *d = Arc::new(**d);
+            let i = (pn as usize) & (JIT_TLB_SIZE - 1);
+            if self.jtlb.rtag[i] == pn {
+                self.jtlb.rtag[i] = u64::MAX;
+            }
+        }
+        Arc::get_mut(&mut self.pages[slot].data).expect("unique after copy")
     }
 
     /// Cap guest memory at `bytes` (rounded up to pages).
@@ -347,7 +454,7 @@ impl Memory {
             let pn = addr >> PAGE_SHIFT;
             let i = (pn as usize) & (JIT_TLB_SIZE - 1);
             self.jtlb.rtag[i] = pn;
-            self.jtlb.rptr[i] = self.pages[slot].data.as_mut_ptr() as usize;
+            self.jtlb.rptr[i] = self.pages[slot].data.as_ptr() as usize;
         }
     }
 
@@ -356,15 +463,15 @@ impl Memory {
     pub fn jit_fill_write(&mut self, addr: u64) {
         let pn = addr >> PAGE_SHIFT;
         // The interpreter's write cache, which the store just went through,
-        // holds only writable, materialized pages without code: copy its
-        // entry.
+        // holds only writable pages without code whose bytes this memory
+        // owns alone: copy its entry.
         let e = self.wtlb[(pn as usize) & (TLB_SIZE - 1)];
         if self.armed != 0 || e.pn != pn {
             return;
         }
         let i = (pn as usize) & (JIT_TLB_SIZE - 1);
         self.jtlb.wtag[i] = pn;
-        self.jtlb.wptr[i] = self.pages[e.slot].data.as_mut_ptr() as usize;
+        self.jtlb.wptr[i] = e.ptr;
     }
 
     // ---------------------------------------------------------------- mapping
@@ -384,14 +491,14 @@ impl Memory {
         for pn in first..first + n {
             if let Some(&slot) = self.map.get(&pn) {
                 let p = &mut self.pages[slot];
-                p.data = Box::new([]);
+                p.data = self.zero.clone();
                 p.perm = perm;
                 if std::mem::take(&mut p.code) {
                     self.dirty_code.push(pn);
                 }
             } else {
                 let page = Page {
-                    data: Box::new([]),
+                    data: self.zero.clone(),
                     perm,
                     code: false,
                 };
@@ -416,7 +523,7 @@ impl Memory {
         for pn in first..first + n {
             if let Some(slot) = self.map.remove(&pn) {
                 let p = &mut self.pages[slot];
-                p.data = Box::new([]);
+                p.data = self.zero.clone();
                 if std::mem::take(&mut p.code) {
                     self.dirty_code.push(pn);
                 }
@@ -564,11 +671,7 @@ impl Memory {
             }
             let off = (a & OFF_MASK) as usize;
             let n = (PAGE_SIZE as usize - off).min(out.len() - done);
-            if page.data.is_empty() {
-                out[done..done + n].fill(0);
-            } else {
-                out[done..done + n].copy_from_slice(&page.data[off..off + n]);
-            }
+            out[done..done + n].copy_from_slice(&page.data[off..off + n]);
             done += n;
         }
         Ok(())
@@ -600,9 +703,9 @@ impl Memory {
             let off = (a & OFF_MASK) as usize;
             let n = (PAGE_SIZE as usize - off).min(bytes.len() - done);
             if let Some(&slot) = self.map.get(&(a >> PAGE_SHIFT)) {
+                self.page_mut(slot, a >> PAGE_SHIFT)[off..off + n]
+                    .copy_from_slice(&bytes[done..done + n]);
                 let page = &mut self.pages[slot];
-                materialize(page);
-                page.data[off..off + n].copy_from_slice(&bytes[done..done + n]);
                 if std::mem::take(&mut page.code) {
                     self.dirty_code.push(a >> PAGE_SHIFT);
                     self.code_gen += 1;
@@ -638,23 +741,24 @@ impl Memory {
         if !self.pages[slot].perm.contains(Perm::R) {
             return Err(fault(FaultKind::Protection));
         }
-        materialize(&mut self.pages[slot]);
-        self.rtlb[(pn as usize) & (TLB_SIZE - 1)] = TlbEntry { pn, slot };
+        self.rtlb[(pn as usize) & (TLB_SIZE - 1)] = TlbEntry { pn, slot, ptr: 0 };
         Ok(slot)
     }
 
+    /// Host address of the bytes of the page of `addr`, owned by this
+    /// memory alone, for a store.
     #[inline(always)]
-    fn wslot(&mut self, addr: u64) -> Result<usize, MemFault> {
+    fn wptr(&mut self, addr: u64) -> Result<usize, MemFault> {
         let pn = addr >> PAGE_SHIFT;
         let e = self.wtlb[(pn as usize) & (TLB_SIZE - 1)];
         if e.pn == pn {
-            return Ok(e.slot);
+            return Ok(e.ptr);
         }
-        self.wslot_slow(addr)
+        self.wptr_slow(addr)
     }
 
     #[cold]
-    fn wslot_slow(&mut self, addr: u64) -> Result<usize, MemFault> {
+    fn wptr_slow(&mut self, addr: u64) -> Result<usize, MemFault> {
         let pn = addr >> PAGE_SHIFT;
         let fault = |kind| MemFault {
             addr,
@@ -662,21 +766,33 @@ impl Memory {
             access: Access::Write,
         };
         let slot = *self.map.get(&pn).ok_or(fault(FaultKind::Unmapped))?;
-        let page = &mut self.pages[slot];
-        if !page.perm.contains(Perm::W) {
+        if !self.pages[slot].perm.contains(Perm::W) {
             return Err(fault(FaultKind::Protection));
         }
-        materialize(page);
-        if std::mem::take(&mut page.code) {
+        let ptr = self.page_mut(slot, pn).as_mut_ptr() as usize;
+        if std::mem::take(&mut self.pages[slot].code) {
             // A store into predecoded code: have the instruction cache drop
             // the block. The page is not cached for writes this time; the
             // next store finds it unmarked and caches it.
             self.dirty_code.push(pn);
             self.code_gen += 1;
-            return Ok(slot);
+            return Ok(ptr);
         }
-        self.wtlb[(pn as usize) & (TLB_SIZE - 1)] = TlbEntry { pn, slot };
-        Ok(slot)
+        self.wtlb[(pn as usize) & (TLB_SIZE - 1)] = TlbEntry { pn, slot, ptr };
+        Ok(ptr)
+    }
+
+    /// Write `bytes` at offset `off` of the page whose bytes start at `ptr`.
+    #[inline(always)]
+    fn write_at(ptr: usize, off: usize, bytes: &[u8]) {
+        debug_assert!(off + bytes.len() <= PAGE_SIZE as usize);
+        // SAFETY: `ptr` came from `wptr` just now: the start of a page's
+        // bytes that this memory owns alone (the write cache holds no
+        // other), alive as long as the page, which nothing between that
+        // call and this one can replace; `off + len` stays inside the page.
+        unsafe {
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), (ptr as *mut u8).add(off), bytes.len())
+        }
     }
 
     /// Load `N` bytes (1, 2, 4 or 8) little-endian, zero-extended. The CPU
@@ -720,9 +836,9 @@ impl Memory {
         if off + N > PAGE_SIZE as usize {
             return self.store_split(agent, addr, N, value);
         }
-        let slot = self.wslot(addr)?;
+        let ptr = self.wptr(addr)?;
         let bytes = value.to_le_bytes();
-        self.pages[slot].data[off..off + N].copy_from_slice(&bytes[..N]);
+        Self::write_at(ptr, off, &bytes[..N]);
         if self.armed != 0 {
             self.clear_reservations_hit(agent, addr, N as u64);
         }
@@ -738,13 +854,13 @@ impl Memory {
         value: u64,
     ) -> Result<(), MemFault> {
         // Preflight both pages before writing anything.
-        self.wslot(addr)?;
-        self.wslot(addr.wrapping_add(n as u64 - 1))?;
+        self.wptr(addr)?;
+        self.wptr(addr.wrapping_add(n as u64 - 1))?;
         let bytes = value.to_le_bytes();
         for (i, &b) in bytes.iter().enumerate().take(n) {
             let a = addr.wrapping_add(i as u64);
-            let slot = self.wslot(a)?;
-            self.pages[slot].data[(a & OFF_MASK) as usize] = b;
+            let ptr = self.wptr(a)?;
+            Self::write_at(ptr, (a & OFF_MASK) as usize, &[b]);
         }
         if self.armed != 0 {
             self.clear_reservations_hit(agent, addr, n as u64);
@@ -754,8 +870,8 @@ impl Memory {
 
     /// Check that a store of `n` bytes at `addr` would succeed, without storing.
     pub fn probe_write(&mut self, addr: u64, n: u64) -> Result<(), MemFault> {
-        self.wslot(addr)?;
-        self.wslot(addr.wrapping_add(n.max(1) - 1))?;
+        self.wptr(addr)?;
+        self.wptr(addr.wrapping_add(n.max(1) - 1))?;
         Ok(())
     }
 
@@ -794,6 +910,39 @@ impl Memory {
         if let Some(t) = &mut self.trace {
             t.push(r);
         }
+    }
+
+    /// Let [`crate::exec::fast::run_to_point`] run through the next `n`
+    /// scheduling points instead of stopping before the first of them (a
+    /// scheduler that knows it would keep the same thread running at those
+    /// points saves leaving and re-entering the interpreter). Forgets the
+    /// marks of the previous run ([`Memory::point_marks`]).
+    pub fn set_point_passes(&mut self, n: u64) {
+        self.point_passes = n;
+        self.point_marks.clear();
+    }
+
+    /// Passes left of those [`Memory::set_point_passes`] allowed.
+    #[inline(always)]
+    pub fn point_passes(&self) -> u64 {
+        self.point_passes
+    }
+
+    /// The interpreter runs through a scheduling point: one pass fewer,
+    /// and mark where in the trace it was.
+    #[inline(always)]
+    pub fn pass_point(&mut self) {
+        self.point_passes -= 1;
+        let at = self.trace.as_ref().map_or(0, |t| t.len());
+        self.point_marks.push(at);
+    }
+
+    /// For each point run through since [`Memory::set_point_passes`], in
+    /// order, the number of access records traced before it: record `i`
+    /// of the trace was made after `marks.partition_point(|&m| m <= i)`
+    /// of those points.
+    pub fn point_marks(&self) -> &[usize] {
+        &self.point_marks
     }
 
     /// The accesses recorded since the last call.
@@ -922,9 +1071,8 @@ impl Memory {
             self.jtlb.wtag[j] = u64::MAX;
         }
         let page = &mut self.pages[slot];
-        materialize(page);
         page.code = true;
-        Ok(&page.data)
+        Ok(&page.data[..])
     }
 
     /// The raw instruction word at `pc` (for diagnostics), ignoring permissions.

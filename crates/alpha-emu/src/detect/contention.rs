@@ -62,6 +62,12 @@ impl Contention {
         self.res.clear();
     }
 
+    /// Is a reservation open (so that any store may matter)?
+    #[inline(always)]
+    pub(super) fn watching(&self) -> bool {
+        !self.res.is_empty()
+    }
+
     pub(super) fn access(&mut self, thread: u32, rec: &AccessRecord, out: &mut Vec<Finding>) {
         match rec.kind {
             AccessKind::LoadLocked => {

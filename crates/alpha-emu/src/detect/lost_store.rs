@@ -2,7 +2,8 @@
 //! another thread's store, which silently vanishes.
 //!
 //! Shadow state, one entry per quadword touched (a hash map keyed by the
-//! aligned quadword address, so a schedule allocates nothing per byte):
+//! aligned quadword address behind a small direct-mapped cache of recent
+//! quadwords, so a schedule allocates nothing per byte or per access):
 //! - per byte, its *last writer*: thread, pc, global sequence number and the
 //!   value written, by the last store whose footprint includes the byte;
 //! - per byte, the current value as far as the trace has shown it;
@@ -38,7 +39,7 @@
 
 use super::{Finding, Kind, Site};
 use crate::memory::{AccessKind, AccessRecord};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// One thread's most recent loads of one quadword's bytes
 /// (`seq[b] == 0`: never loaded).
@@ -93,19 +94,33 @@ impl Default for Quad {
 }
 
 impl Quad {
+    #[inline(always)]
     fn loads_of(&self, thread: u32) -> Option<&Loads> {
-        let inline = &self.loads[..self.nloads as usize];
-        inline
-            .iter()
-            .chain(self.more.iter())
-            .find(|l| l.thread == thread)
+        let n = self.nloads as usize;
+        if n > 0 && self.loads[0].thread == thread {
+            return Some(&self.loads[0]);
+        }
+        if n > 1 && self.loads[1].thread == thread {
+            return Some(&self.loads[1]);
+        }
+        self.more.iter().find(|l| l.thread == thread)
     }
 
+    #[inline(always)]
     fn loads_of_mut(&mut self, thread: u32) -> &mut Loads {
         let n = self.nloads as usize;
-        if let Some(i) = self.loads[..n].iter().position(|l| l.thread == thread) {
-            return &mut self.loads[i];
+        if n > 0 && self.loads[0].thread == thread {
+            return &mut self.loads[0];
         }
+        if n > 1 && self.loads[1].thread == thread {
+            return &mut self.loads[1];
+        }
+        self.loads_of_mut_slow(thread)
+    }
+
+    #[inline(never)]
+    fn loads_of_mut_slow(&mut self, thread: u32) -> &mut Loads {
+        let n = self.nloads as usize;
         if n < 2 {
             self.nloads += 1;
             self.loads[n] = Loads {
@@ -205,14 +220,21 @@ struct Lost {
     load_pc: u64,
 }
 
+/// Entries of the direct-mapped cache of recent quadwords in front of the
+/// shadow map (accesses alternate between a few quadwords: data, a flag,
+/// the stack).
+const RECENT: usize = 16;
+
 #[derive(Clone)]
 pub(super) struct LostStore {
     /// Aligned quadword address -> index into `quads`.
     index: FxHashMap<u64, u32>,
     quads: Vec<Quad>,
-    /// The last quadword looked up and its index (accesses cluster).
-    last: (u64, u32),
+    /// Recently looked-up quadwords and their indices, by `(q >> 3) % RECENT`.
+    recent: [(u64, u32); RECENT],
     lost: Vec<Lost>,
+    /// Scratch for the stores already reported in one check.
+    done: Vec<u64>,
 }
 
 impl Default for LostStore {
@@ -220,8 +242,9 @@ impl Default for LostStore {
         LostStore {
             index: FxHashMap::default(),
             quads: Vec::new(),
-            last: (u64::MAX, 0),
+            recent: [(u64::MAX, 0); RECENT],
             lost: Vec::new(),
+            done: Vec::new(),
         }
     }
 }
@@ -229,20 +252,34 @@ impl Default for LostStore {
 /// `Quad::writer` before any store.
 const NOBODY: u32 = u32::MAX;
 
+/// Bits of `m`, lowest first.
+#[inline(always)]
+fn bits(mut m: u8) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if m == 0 {
+            return None;
+        }
+        let b = m.trailing_zeros() as usize;
+        m &= m - 1;
+        Some(b)
+    })
+}
+
 impl LostStore {
     /// Forget everything, keeping the allocations.
     pub(super) fn reset(&mut self) {
         self.index.clear();
         self.quads.clear();
-        self.last = (u64::MAX, 0);
+        self.recent = [(u64::MAX, 0); RECENT];
         self.lost.clear();
     }
 
     /// The shadow entry of quadword `q`, created empty if new.
     #[inline(always)]
     fn slot(&mut self, q: u64) -> usize {
-        if self.last.0 == q {
-            return self.last.1 as usize;
+        let r = self.recent[(q >> 3) as usize % RECENT];
+        if r.0 == q {
+            return r.1 as usize;
         }
         self.slot_slow(q)
     }
@@ -254,15 +291,17 @@ impl LostStore {
             quads.push(Quad::default());
             (quads.len() - 1) as u32
         });
-        self.last = (q, i);
+        self.recent[(q >> 3) as usize % RECENT] = (q, i);
         i as usize
     }
 
+    #[inline]
     pub(super) fn access(
         &mut self,
         thread: u32,
         rec: &AccessRecord,
         seq: u64,
+        seen: &FxHashSet<(Kind, u64, Option<u64>)>,
         out: &mut Vec<Finding>,
     ) {
         if rec.kind == AccessKind::StoreConditionalFailed {
@@ -280,12 +319,18 @@ impl LostStore {
                 quad.known |= m;
                 let l = quad.loads_of_mut(thread);
                 l.val = (l.val & !bm) | v;
-                l.seq[lo..lo + n].fill(seq);
-                l.pc[lo..lo + n].fill(rec.pc);
+                if n == 8 {
+                    // A whole quadword (LDQ_U, LDQ): whole-array stores.
+                    l.seq = [seq; 8];
+                    l.pc = [rec.pc; 8];
+                } else {
+                    l.seq[lo..lo + n].fill(seq);
+                    l.pc[lo..lo + n].fill(rec.pc);
+                }
             }
             return;
         }
-        self.check(thread, rec, &ps[..np], out);
+        self.check(thread, rec, &ps[..np], seen, out);
         // Record this store as the last writer of its footprint.
         let partial_idiom = rec.kind == AccessKind::UnalignedQuad;
         for &(q, lo, n, off) in &ps[..np] {
@@ -308,17 +353,19 @@ impl LostStore {
                 }
                 let fm = bytes_of(foot);
                 quad.w_val = (quad.w_val & !fm) | (v & fm);
-                if foot == m {
+                if foot == 0xff {
+                    quad.w_seq = [seq; 8];
+                    quad.w_thread = [thread; 8];
+                    quad.w_pc = [rec.pc; 8];
+                } else if foot == m {
                     quad.w_seq[lo..lo + n].fill(seq);
                     quad.w_thread[lo..lo + n].fill(thread);
                     quad.w_pc[lo..lo + n].fill(rec.pc);
                 } else {
-                    for b in lo..lo + n {
-                        if foot & (1 << b) != 0 {
-                            quad.w_seq[b] = seq;
-                            quad.w_thread[b] = thread;
-                            quad.w_pc[b] = rec.pc;
-                        }
+                    for b in bits(foot) {
+                        quad.w_seq[b] = seq;
+                        quad.w_thread[b] = thread;
+                        quad.w_pc[b] = rec.pc;
                     }
                 }
             }
@@ -328,15 +375,16 @@ impl LostStore {
     }
 
     /// Does T's store `rec` erase another thread's store? (Before the store
-    /// is recorded.)
+    /// is recorded.) Sites in `seen` were reported already: not built again.
     fn check(
         &mut self,
         thread: u32,
         rec: &AccessRecord,
         ps: &[(u64, usize, usize, usize)],
+        seen: &FxHashSet<(Kind, u64, Option<u64>)>,
         out: &mut Vec<Finding>,
     ) {
-        self.lost.clear();
+        let mut any = false;
         for &(q, lo, n, off) in ps {
             let i = self.slot(q);
             let quad = &self.quads[i];
@@ -353,12 +401,12 @@ impl LostStore {
             if m == 0 {
                 continue;
             }
-            for b in lo..lo + n {
-                if m & (1 << b) != 0
-                    && l.seq[b] != 0
-                    && quad.w_seq[b] > l.seq[b]
-                    && quad.w_thread[b] != thread
-                {
+            for b in bits(m) {
+                if l.seq[b] != 0 && quad.w_seq[b] > l.seq[b] && quad.w_thread[b] != thread {
+                    if !any {
+                        any = true;
+                        self.lost.clear();
+                    }
                     self.lost.push(Lost {
                         addr: q + b as u64,
                         seq: quad.w_seq[b],
@@ -369,18 +417,30 @@ impl LostStore {
                 }
             }
         }
-        if self.lost.is_empty() {
-            return;
+        if any {
+            self.report(thread, rec, ps, seen, out);
         }
-        // One finding per vanished store, unless it covered the whole unit.
-        let mut done: Vec<u64> = Vec::new();
+    }
+
+    /// One finding per vanished store in `self.lost`, unless it covered the
+    /// whole unit or its site was reported already.
+    #[cold]
+    fn report(
+        &mut self,
+        thread: u32,
+        rec: &AccessRecord,
+        ps: &[(u64, usize, usize, usize)],
+        seen: &FxHashSet<(Kind, u64, Option<u64>)>,
+        out: &mut Vec<Finding>,
+    ) {
+        self.done.clear();
         for k in 0..self.lost.len() {
             let (wseq, wthread, wpc) = (self.lost[k].seq, self.lost[k].thread, self.lost[k].pc);
-            if done.contains(&wseq) {
+            if self.done.contains(&wseq) {
                 continue;
             }
-            done.push(wseq);
-            if self.covers_unit(wseq, ps) {
+            self.done.push(wseq);
+            if seen.contains(&(Kind::LostStore, rec.pc, Some(wpc))) || self.covers_unit(wseq, ps) {
                 continue;
             }
             let bytes: Vec<u64> = self

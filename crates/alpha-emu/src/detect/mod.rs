@@ -18,18 +18,20 @@
 //! [`Detectors`], i.e. once per schedule.
 //!
 //! Cost: one global sequence number per access; per quadword an access
-//! touches, one hash-map lookup keyed by the aligned quadword address (none
-//! when it is the previous access's quadword), with the shadow state in
-//! fixed arrays (no per-byte allocation); and a scan of the open
-//! reservations (one per thread at most) per store. [`Detectors::reset`]
-//! reuses the allocations for the next schedule. Feeding the trace through
-//! [`crate::Memory::swap_trace`] avoids regrowing a trace buffer per drain.
+//! touches, one lookup of its shadow entry (a small direct-mapped cache of
+//! recent quadwords in front of a hash map keyed by the aligned address),
+//! with the shadow state in fixed arrays (no allocation per access); the
+//! LL/SC detectors look at other accesses only while a reservation or a
+//! sequence is open. A finding whose site this schedule already reported
+//! is not built again. [`Detectors::reset`] reuses the allocations for the
+//! next schedule. Feeding the trace through [`crate::Memory::swap_trace`]
+//! avoids regrowing a trace buffer per drain.
 
 pub mod contention;
 pub mod lost_store;
 pub mod progress;
 
-use crate::memory::AccessRecord;
+use crate::memory::{AccessKind, AccessRecord};
 use rustc_hash::FxHashSet;
 
 /// What the detectors need to know about the machine.
@@ -177,20 +179,33 @@ impl Detectors {
 
     /// Every traced access in the global order it happened. `thread` is the
     /// guest thread id (the caller maps `AccessRecord::agent` to it).
+    #[inline]
     pub fn access(&mut self, thread: u32, rec: &AccessRecord, code: &dyn CodeView) {
         self.seq += 1;
-        let mut out = std::mem::take(&mut self.scratch);
-        self.lost.access(thread, rec, self.seq, &mut out);
-        self.contention.access(thread, rec, &mut out);
-        self.progress.access(thread, rec, code, &mut out);
-        if !out.is_empty() {
-            self.keep(&mut out);
+        self.lost
+            .access(thread, rec, self.seq, &self.seen, &mut self.scratch);
+        // The other two look only at LDx_L/STx_C and, while one of them
+        // has something open, at the other accesses.
+        let llsc = matches!(
+            rec.kind,
+            AccessKind::LoadLocked
+                | AccessKind::StoreConditional
+                | AccessKind::StoreConditionalFailed
+        );
+        if llsc || self.contention.watching() {
+            self.contention.access(thread, rec, &mut self.scratch);
         }
-        self.scratch = out;
+        if llsc || self.progress.watching() {
+            self.progress.access(thread, rec, code, &mut self.scratch);
+        }
+        if !self.scratch.is_empty() {
+            self.keep();
+        }
     }
 
-    fn keep(&mut self, out: &mut Vec<Finding>) {
-        for f in out.drain(..) {
+    #[cold]
+    fn keep(&mut self) {
+        for f in self.scratch.drain(..) {
             if self.seen.insert(f.site_key()) {
                 self.findings.push(f);
             }

@@ -83,6 +83,12 @@ impl Progress {
         self.open.clear();
     }
 
+    /// Is a sequence open (so that any access may matter)?
+    #[inline(always)]
+    pub(super) fn watching(&self) -> bool {
+        !self.open.is_empty()
+    }
+
     pub(super) fn access(
         &mut self,
         thread: u32,

@@ -431,6 +431,11 @@ pub fn run(cpu: &mut Cpu, mem: &mut Memory, ic: &mut ICache, budget: u64) -> Eve
 /// The first instruction always executes, so a caller resuming a CPU that
 /// stopped at a point makes progress. Memory tracing stays as it is; the
 /// compiling tier is not entered (it would run past points).
+///
+/// A scheduler that would let this CPU run on at the next few points says
+/// so with [`Memory::set_point_passes`]: the loop runs through that many
+/// points (marking each in the trace, [`Memory::point_marks`]) and stops
+/// before the one after, without leaving the loop in between.
 pub fn run_to_point(cpu: &mut Cpu, mem: &mut Memory, ic: &mut ICache, budget: u64) -> Event {
     if mem.tracing() {
         run_loop::<true, true>(cpu, mem, ic, budget)
@@ -597,8 +602,11 @@ fn run_loop<const TR: bool, const SP: bool>(
             let u = &block[idx];
             if SP {
                 if armed && is_point(u) {
-                    pc = at!(idx);
-                    break 'outer (Event::BudgetExhausted, false);
+                    if mem.point_passes() == 0 {
+                        pc = at!(idx);
+                        break 'outer (Event::BudgetExhausted, false);
+                    }
+                    mem.pass_point();
                 }
                 armed = true;
             }

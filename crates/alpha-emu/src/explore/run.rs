@@ -14,6 +14,19 @@
 //! store in particular is the order "A loads, B stores, A writes back",
 //! three accesses, each a point. While only one thread can run there is
 //! nothing to decide, and it runs at full interpreter speed (still traced).
+//!
+//! **Cheap points.** A decision at which the chooser would keep the running
+//! thread changes nothing, so the chooser says when it must next be asked
+//! ([`Chooser::next_ask`]) and the interpreter runs through the points
+//! before that without returning here ([`crate::Memory::set_point_passes`]);
+//! each is still counted as a decision, and the trace marks where it fell,
+//! so findings keep the decision numbers a stop at every point would give.
+//!
+//! **Shared prefix.** Until the first decision nothing is chosen, so every
+//! schedule of a program runs the same instructions there (start-up, `main`
+//! until a second thread can run). [`Start`] runs that prefix once and each
+//! schedule resumes from a copy of its process (pages shared copy-on-write)
+//! and of its detector state.
 
 use super::replay::{Schedule, Switch};
 use super::{Found, FAIRNESS};
@@ -54,6 +67,17 @@ pub struct Decision<'a> {
 pub trait Chooser {
     /// Which runnable thread runs next.
     fn choose(&mut self, d: &Decision<'_>) -> usize;
+
+    /// Called right after [`Chooser::choose`] answered decision `k`: the
+    /// first later decision at which it must be asked again. Until then,
+    /// as long as no thread changes state (an event) and the running
+    /// thread is not starved, it promises to answer what it just answered
+    /// and to change no state of its own if asked, so [`run`] keeps that
+    /// thread running through those scheduling points without stopping.
+    /// The default, `k + 1`, asks at every decision.
+    fn next_ask(&self, k: u64) -> u64 {
+        k + 1
+    }
 }
 
 /// Replays a [`Schedule`]: its deviations, the default policy elsewhere.
@@ -77,6 +101,16 @@ impl Chooser for Replay<'_> {
             Some(t) if d.runnable.contains(&(t as usize)) => t as usize,
             _ => d.default,
         }
+    }
+
+    /// The next deviation's decision: everywhere else the answer is the
+    /// default policy's, which keeps the running thread.
+    fn next_ask(&self, k: u64) -> u64 {
+        self.schedule.switches[self.cursor.min(self.schedule.switches.len())..]
+            .iter()
+            .map(|s| s.k)
+            .find(|&sk| sk > k)
+            .unwrap_or(u64::MAX)
     }
 }
 
@@ -164,8 +198,9 @@ impl Template {
         Ok(Template(std::sync::Mutex::new(p.machine)))
     }
 
+    /// A copy of the template machine sharing its pages copy-on-write.
     fn machine(&self) -> crate::Machine {
-        self.0.lock().expect("template machine").clone()
+        self.0.lock().expect("template machine").snapshot()
     }
 
     /// What one host thread's schedules start from (see [`Start`]).
@@ -177,7 +212,8 @@ impl Template {
         // names would be most of a copy's allocations.
         p.symbols = None;
         Ok(Start {
-            process: p,
+            process: RefCell::new(p),
+            prefix: RefCell::new(None),
             det: RefCell::new(Detectors::new(detect::Config { lock_range })),
         })
     }
@@ -192,7 +228,10 @@ impl Template {
 /// A `Process` stays on the host thread that made it, so each worker
 /// thread makes its own.
 pub struct Start {
-    process: Process,
+    process: RefCell<Process>,
+    /// Computed by the first schedule that can use it (`Some(None)`: none
+    /// can).
+    prefix: RefCell<Option<Option<Prefix>>>,
     det: RefCell<Detectors>,
 }
 
@@ -213,42 +252,165 @@ pub struct Spec<'a> {
     pub watch: Option<u64>,
 }
 
+/// The state of a schedule's run besides its process and detectors.
+#[derive(Clone)]
+struct Vars {
+    out: Outcome,
+    cur: usize,
+    run_len: u64,
+    in_window: Vec<bool>,
+    /// With `record_windows`, per thread: the quadword its open window
+    /// loaded and the decisions taken inside it so far.
+    open: Vec<(u64, Vec<u64>)>,
+    runnable: Vec<usize>,
+    seen_findings: usize,
+    store_pcs: std::collections::BTreeSet<u64>,
+    /// Most stores repeat a recent pc (loops): a direct-mapped filter in
+    /// front of the set keeps coverage cheap.
+    recent: [u64; 256],
+    /// Thread states change only at events (system calls, traps): after a
+    /// step that stopped at a scheduling point the sets above still hold.
+    states_changed: bool,
+}
+
+impl Default for Vars {
+    fn default() -> Self {
+        Vars {
+            out: Outcome::default(),
+            cur: 0,
+            run_len: 0,
+            in_window: Vec::new(),
+            open: Vec::new(),
+            runnable: Vec::new(),
+            seen_findings: 0,
+            store_pcs: std::collections::BTreeSet::new(),
+            recent: [u64::MAX; 256],
+            states_changed: true,
+        }
+    }
+}
+
+/// Every schedule's common beginning: the run up to its first decision
+/// (until then only one thread can run, so there is nothing to choose and
+/// every schedule runs the same instructions: start-up, `main` until its
+/// first thread exists). A schedule resumes from a copy of it.
+struct Prefix {
+    process: Process,
+    vars: Vars,
+    det: Detectors,
+}
+
+impl Start {
+    /// A copy of the prefix to run a schedule under `spec` from (and the
+    /// detectors set to the prefix's), computed on first use; `None` when
+    /// such a schedule cannot start from it: it records what the prefix
+    /// did not (write-back windows, accesses to a watched quadword), the
+    /// prefix ended the program or hit `--max-insns`, or it left state a
+    /// copy would share with the original (a descriptor opened or closed,
+    /// a host process forked).
+    fn resume(&self, spec: &Spec<'_>, det: &mut Detectors) -> Option<(Process, Vars)> {
+        if spec.record_windows || spec.watch.is_some() {
+            return None;
+        }
+        let mut cell = self.prefix.borrow_mut();
+        if cell.is_none() {
+            *cell = Some(self.make_prefix(spec));
+        }
+        let pre = cell.as_mut()?.as_mut()?;
+        det.clone_from(&pre.det);
+        Some((pre.process.snapshot(), pre.vars.clone()))
+    }
+
+    fn make_prefix(&self, spec: &Spec<'_>) -> Option<Prefix> {
+        let mut process = self.process.borrow_mut().snapshot();
+        process.machine.mem.set_trace(true);
+        let mut det = Detectors::new(detect::Config {
+            lock_range: spec.lock_range,
+        });
+        let mut vars = Vars::default();
+        let paused = drive(&mut process, &mut det, &mut vars, spec, None);
+        let start = self.process.borrow();
+        let same_fds = process.fds.fds.len() == start.fds.fds.len()
+            && process
+                .fds
+                .fds
+                .iter()
+                .zip(&start.fds.fds)
+                .all(|(a, b)| match (a, b) {
+                    (Some(a), Some(b)) => std::rc::Rc::ptr_eq(&a.obj, &b.obj),
+                    (None, None) => true,
+                    _ => false,
+                });
+        let forked = process.procs.tree || process.procs.forked;
+        (paused && same_fds && !forked).then_some(Prefix { process, vars, det })
+    }
+}
+
 /// Run one schedule. `Err` only when the program cannot be loaded.
 pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String> {
     let mut own;
     let mut reused;
-    let (mut p, det): (Process, &mut Detectors) = match spec.start {
+    let (mut p, det, mut vars): (Process, &mut Detectors, Vars) = match spec.start {
         Some(s) => {
             reused = s.det.borrow_mut();
-            reused.reset();
-            (s.process.snapshot(), &mut reused)
+            match s.resume(spec, &mut reused) {
+                Some((p, vars)) => (p, &mut reused, vars),
+                None => {
+                    reused.reset();
+                    let mut p = s.process.borrow_mut().snapshot();
+                    p.machine.mem.set_trace(true);
+                    (p, &mut reused, Vars::default())
+                }
+            }
         }
         None => {
             own = Detectors::new(detect::Config {
                 lock_range: spec.lock_range,
             });
-            (Process::new(spec.elf, spec.opts)?, &mut own)
+            let mut p = Process::new(spec.elf, spec.opts)?;
+            p.machine.mem.set_trace(true);
+            (p, &mut own, Vars::default())
         }
     };
-    p.machine.mem.set_trace(true);
-    let mut out = Outcome::default();
+    drive(&mut p, det, &mut vars, spec, Some(chooser));
+    let Vars {
+        mut out,
+        mut seen_findings,
+        store_pcs,
+        ..
+    } = vars;
+    collect(det, &p, &mut out, &mut seen_findings, None);
+    out.insns = p.insns;
+    out.store_pcs = store_pcs.into_iter().collect();
+    out.objects = p.objects.clone();
+    Ok(out)
+}
+
+/// Run the schedule in `p` on from `vars` until it ends; or, without a
+/// chooser, until its first decision (then `true`: `vars` and `p` are
+/// exactly as a run with a chooser would have them there).
+fn drive(
+    p: &mut Process,
+    det: &mut Detectors,
+    vars: &mut Vars,
+    spec: &Spec<'_>,
+    mut chooser: Option<&mut dyn Chooser>,
+) -> bool {
+    let Vars {
+        mut out,
+        mut cur,
+        mut run_len,
+        mut in_window,
+        mut open,
+        mut runnable,
+        mut seen_findings,
+        mut store_pcs,
+        mut recent,
+        mut states_changed,
+    } = std::mem::take(vars);
     let mut host = Quiet;
-    let mut cur = 0usize;
-    let mut run_len = 0u64;
-    let mut in_window: Vec<bool> = Vec::new();
-    // With `record_windows`, per thread: the quadword its open window
-    // loaded and the decisions taken inside it so far.
-    let mut open: Vec<(u64, Vec<u64>)> = Vec::new();
-    let mut runnable: Vec<usize> = Vec::new();
     let mut trace: Vec<AccessRecord> = Vec::new();
-    let mut seen_findings = 0usize;
-    let mut store_pcs = std::collections::BTreeSet::new();
-    // Most stores repeat a recent pc (loops): a direct-mapped filter in
-    // front of the set keeps coverage cheap.
-    let mut recent = [u64::MAX; 256];
-    // Thread states change only at events (system calls, traps): after a
-    // step that stopped at a scheduling point the sets below still hold.
-    let mut states_changed = true;
+    let mut paused = false;
     loop {
         if p.insns >= spec.max_insns {
             out.insn_limit = true;
@@ -282,14 +444,22 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
                     states_changed = true;
                 }
                 None => {
-                    let blocked = blocked_sites(&p);
+                    let blocked = blocked_sites(p);
                     out.findings
                         .push((Found::Deadlock { blocked }, out.decisions));
                     break;
                 }
             }
         }
+        // Scheduling points the next step may run through (decisions that
+        // would keep the same thread running).
+        let mut passes = 0u64;
         let next = if runnable.len() >= 2 {
+            let Some(chooser) = chooser.as_deref_mut() else {
+                // The first decision: the prefix ends here.
+                paused = true;
+                break;
+            };
             let starved = runnable.contains(&cur) && run_len >= FAIRNESS;
             let default = if runnable.contains(&cur) && !starved {
                 cur
@@ -316,8 +486,17 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
                 open[cur].1.push(k);
             }
             let mut t = chooser.choose(&d);
-            if !runnable.contains(&t) || (starved && t == cur) {
+            let overridden = !runnable.contains(&t) || (starved && t == cur);
+            if overridden {
                 t = default;
+            }
+            // Decisions the chooser promises to answer with `t` again (see
+            // `Chooser::next_ask`), while the run stays below FAIRNESS and
+            // nothing is being recorded per decision.
+            if !overridden && !spec.record_taken && !spec.record_windows {
+                let run_after = if t == cur { run_len + 1 } else { 0 };
+                passes = (chooser.next_ask(k).saturating_sub(k + 1))
+                    .min(FAIRNESS.saturating_sub(run_after));
             }
             if spec.record_taken {
                 out.taken.push(Taken {
@@ -346,13 +525,26 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
         }
         cur = next;
         p.machine.stop_at_points = runnable.len() >= 2;
+        p.machine.mem.set_point_passes(passes);
         let budget = spec.max_insns - p.insns;
         let res = p.step_thread(&mut host, next, budget);
+        // Each point run through was a decision that kept `next` running.
+        let base = out.decisions;
+        let passed = passes - p.machine.mem.point_passes();
+        out.decisions += passed;
+        run_len += passed;
         // Feed what the step did to the detectors, in global order.
         trace.clear();
         p.machine.mem.swap_trace(&mut trace);
-        for rec in &trace {
-            let t = agent_thread(&p, rec);
+        let marks = p.machine.mem.point_marks();
+        // Points run through before the record at hand: its decision is
+        // `base + mark`, as if the step had stopped at each of them.
+        let mut mark = 0usize;
+        for (i, rec) in trace.iter().enumerate() {
+            while mark < marks.len() && marks[mark] <= i {
+                mark += 1;
+            }
+            let t = agent_thread(p, rec);
             if spec.record_windows {
                 if open.len() <= t {
                     open.resize_with(t + 1, || (u64::MAX, Vec::new()));
@@ -396,6 +588,15 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
             }
             let tid = p.threads[t].tid;
             det.access(tid, rec, &p.machine.mem as &dyn CodeView);
+            if det.findings().len() > seen_findings {
+                collect(
+                    det,
+                    p,
+                    &mut out,
+                    &mut seen_findings,
+                    Some(base + mark as u64),
+                );
+            }
         }
         let tid = p.threads[next].tid;
         let pc = p.machine.cpus[p.threads[next].cpu].pc;
@@ -410,10 +611,10 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
                 det.event(tid, pc, EventKind::Exception)
             }
             Err(exit) => {
-                collect(det, &p, &mut out, &mut seen_findings);
+                collect(det, p, &mut out, &mut seen_findings, None);
                 if let Exit::Killed { signal, why } = exit {
                     if why.contains("(deadlock)") {
-                        let blocked = blocked_sites(&p);
+                        let blocked = blocked_sites(p);
                         out.findings
                             .push((Found::Deadlock { blocked }, out.decisions));
                     } else {
@@ -431,13 +632,23 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
                 break;
             }
         }
-        collect(det, &p, &mut out, &mut seen_findings);
+        if det.findings().len() > seen_findings {
+            collect(det, p, &mut out, &mut seen_findings, None);
+        }
     }
-    collect(det, &p, &mut out, &mut seen_findings);
-    out.insns = p.insns;
-    out.store_pcs = store_pcs.into_iter().collect();
-    out.objects = p.objects.clone();
-    Ok(out)
+    *vars = Vars {
+        out,
+        cur,
+        run_len,
+        in_window,
+        open,
+        runnable,
+        seen_findings,
+        store_pcs,
+        recent,
+        states_changed,
+    };
+    paused
 }
 
 /// The thread (index) whose CPU made `rec`.
@@ -463,8 +674,16 @@ fn blocked_sites(p: &Process) -> Vec<(u32, u64)> {
 }
 
 /// Move the detectors' new findings into `out`, with thread ids turned
-/// into thread indices.
-fn collect(det: &Detectors, p: &Process, out: &mut Outcome, seen: &mut usize) {
+/// into thread indices, each with the decision number in force (`None`:
+/// the current one).
+fn collect(
+    det: &Detectors,
+    p: &Process,
+    out: &mut Outcome,
+    seen: &mut usize,
+    decision: Option<u64>,
+) {
+    let decision = decision.unwrap_or(out.decisions);
     let all = det.findings();
     for f in &all[*seen..] {
         let mut f = f.clone();
@@ -478,7 +697,7 @@ fn collect(det: &Detectors, p: &Process, out: &mut Outcome, seen: &mut usize) {
         if let Some(o) = &mut f.other {
             o.thread = index(o.thread);
         }
-        out.findings.push((Found::Detector(f), out.decisions));
+        out.findings.push((Found::Detector(f), decision));
     }
     *seen = all.len();
 }

@@ -161,4 +161,19 @@ impl Chooser for Pct {
         }
         best
     }
+
+    /// Priorities change only at change points, at starvation and when a
+    /// thread appears (an event): until the next change point the highest
+    /// priority runnable thread, the one just chosen, stays the answer. A
+    /// change point waiting for a window looks at every decision.
+    fn next_ask(&self, k: u64) -> u64 {
+        if self.waiting.is_some() {
+            return k + 1;
+        }
+        self.changes
+            .get(self.next_change)
+            .copied()
+            .unwrap_or(u64::MAX)
+            .max(k + 1)
+    }
 }

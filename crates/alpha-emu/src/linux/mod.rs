@@ -660,12 +660,13 @@ impl Process {
 
     /// An independent copy of this process, for a schedule explorer that
     /// starts every schedule from one loaded program instead of loading it
-    /// again. The machine is copied as [`Machine`]'s `Clone` copies it; the
+    /// again. The machine is copied by [`Machine::snapshot`] (its pages
+    /// shared copy-on-write, so this process's own write caches restart); the
     /// descriptor table shares its open files (as `fork` would), so this is
     /// meant for a process that has only just been loaded (its three stdio
     /// descriptors, which hold no state). The symbolizer is rebuilt on
     /// demand.
-    pub fn snapshot(&self) -> Process {
+    pub fn snapshot(&mut self) -> Process {
         let fds = fs::FdTable {
             fds: self
                 .fds
@@ -681,7 +682,7 @@ impl Process {
                 .collect(),
         };
         Process {
-            machine: self.machine.clone(),
+            machine: self.machine.snapshot(),
             image: self.image.clone(),
             interp: self.interp.clone(),
             strace: self.strace,
