@@ -134,6 +134,9 @@ pub struct Machine {
     pub(crate) last_fault_addr: Option<u64>,
     pub(crate) element_stride_mode: bool,
     pub(crate) access_logging: bool,
+    /// Every TLOAD/TSTORE takes the per-element path (the reference the
+    /// row and block paths are property-tested against).
+    pub(crate) element_path: bool,
     pub(crate) accesses: Vec<GmAccess>,
     pub(crate) transfers: Vec<TransferInfo>,
     /// `_MemoryEventCaptureEnabled` with `_CurrentMemoryAgent`.
@@ -177,6 +180,7 @@ impl Machine {
             last_fault_addr: None,
             element_stride_mode: false,
             access_logging: true,
+            element_path: false,
             accesses: Vec::new(),
             transfers: Vec::new(),
             capture: None,
@@ -200,15 +204,20 @@ impl Machine {
 
     /// `ResetProfileState`: GPRs, memory, tiles, Shared tiles, bundle state
     /// and `_LastFault` back to reset values. Keeps the memory size, the
-    /// `--element-stride` mode and access logging.
+    /// `--element-stride` mode, access logging and the element-path switch.
     pub fn reset_profile_state(&mut self) {
-        let (esm, log) = (self.element_stride_mode, self.access_logging);
+        let (esm, log, ep) = (
+            self.element_stride_mode,
+            self.access_logging,
+            self.element_path,
+        );
         let mut gm = std::mem::replace(&mut self.gm, GlobalMemory::new(0));
         gm.clear();
         *self = Machine::new(0);
         self.gm = gm;
         self.element_stride_mode = esm;
         self.access_logging = log;
+        self.element_path = ep;
     }
 
     /// `ResetBundleControlState`: no bundle active, header state cleared.
@@ -592,6 +601,13 @@ impl Machine {
     /// Turns the per-element GM access log on (default) or off (benchmarks).
     pub fn set_access_logging(&mut self, on: bool) {
         self.access_logging = on;
+    }
+
+    /// Makes every TLOAD/TSTORE take the per-element path, the ASL's own
+    /// element loop (off by default). Observably the same as the row and
+    /// block paths, only slower: for differential tests and profiling.
+    pub fn set_element_path(&mut self, on: bool) {
+        self.element_path = on;
     }
 
     /// TLOAD/TSTORE parts attempted since the last call (one per selected PE).
