@@ -37,6 +37,20 @@ fn row_copy(dst: &mut [u8], src: &[u8]) {
     }
 }
 
+/// `k` rows of `span` bytes, `stride` apart in `src`, to `pitch` apart in
+/// `dst` (`pitch >= span`).
+fn copy_rows(dst: &mut [u8], pitch: usize, src: &[u8], stride: usize, span: usize, k: usize) {
+    if stride >= span && stride > 0 {
+        for (d, s) in dst.chunks_mut(pitch).zip(src.chunks(stride)).take(k) {
+            row_copy(&mut d[..span], &s[..span]);
+        }
+    } else {
+        for (i, d) in dst.chunks_mut(pitch).take(k).enumerate() {
+            row_copy(&mut d[..span], &src[i * stride..i * stride + span]);
+        }
+    }
+}
+
 /// Memories up to this size are dense.
 pub const DENSE_LIMIT: u64 = 64 << 20;
 const PAGE_BITS: u32 = 16;
@@ -302,11 +316,12 @@ impl GlobalMemory {
             };
             let off = (a - start) as usize;
             let (stride, d) = (stride as usize, &mut dst[r * pitch..]);
-            for i in 0..k {
-                let out = &mut d[i * pitch..i * pitch + span];
-                match src {
-                    Some(p) => row_copy(out, &p[off + i * stride..off + i * stride + span]),
-                    None => out.fill(0),
+            match src {
+                Some(p) => copy_rows(d, pitch, &p[off..], stride, span, k),
+                None => {
+                    for out in d.chunks_mut(pitch).take(k) {
+                        out[..span].fill(0);
+                    }
                 }
             }
             r += k;
@@ -340,9 +355,17 @@ impl GlobalMemory {
             };
             let off = (a - start) as usize;
             let (stride, s) = (stride as usize, &src[r * pitch..]);
-            for i in 0..k {
-                let o = off + i * stride;
-                row_copy(&mut page[o..o + span], &s[i * pitch..i * pitch + span]);
+            if stride >= span {
+                // Disjoint rows: one pass over both sides' row chunks.
+                for (d, s) in page[off..].chunks_mut(stride).zip(s.chunks(pitch)).take(k) {
+                    row_copy(&mut d[..span], &s[..span]);
+                }
+            } else {
+                // Overlapping rows, in row order: later rows land last.
+                for i in 0..k {
+                    let o = off + i * stride;
+                    row_copy(&mut page[o..o + span], &s[i * pitch..i * pitch + span]);
+                }
             }
             r += k;
         }

@@ -5,7 +5,7 @@
 //! and `asl/block/model/dispatch/shared-tlsu.asl` (TLOAD/TSTORE).
 
 use crate::bundle::{Bundle, PTO_BUNDLE_TILE_BINDING_COUNT};
-use crate::forms;
+use crate::forms::{self, DecodeError, Decoded};
 use crate::gm::GlobalMemory;
 use crate::shared::{self, SharedTileInfo};
 use crate::tile::{self, TileInfo};
@@ -163,6 +163,29 @@ pub struct Machine {
     /// and capacity, and is invalidated only by reset. Saves scanning all
     /// 256 records on every destination allocation.
     pub(crate) shared_charge: u64,
+    /// Words decoded lately (a speed layer: `forms::decode` is a pure
+    /// function of the word, so a hit is exactly what it would return).
+    pub(crate) decoded: DecodeCache,
+}
+
+/// Slots of [`DecodeCache`].
+const DECODE_CACHE_SLOTS: usize = 64;
+
+/// A direct-mapped cache of decoded command words.
+#[derive(Clone, Copy)]
+pub(crate) struct DecodeCache([Option<Decoded>; DECODE_CACHE_SLOTS]);
+
+impl Default for DecodeCache {
+    fn default() -> Self {
+        DecodeCache([None; DECODE_CACHE_SLOTS])
+    }
+}
+
+impl std::fmt::Debug for DecodeCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.0.iter().flatten().count();
+        write!(f, "DecodeCache({n} words)")
+    }
 }
 
 impl Machine {
@@ -194,6 +217,7 @@ impl Machine {
             last_hint_payload: 0,
             trap_contexts: vec![TrapContext::default(); PTO_ACR_COUNT],
             shared_charge: 0,
+            decoded: DecodeCache::default(),
         }
     }
 
@@ -538,6 +562,20 @@ impl Machine {
         self.last_fault_addr = if fault == Fault::None { None } else { addr };
     }
 
+    /// `forms::decode(word)`, through the cache of recently decoded words
+    /// (words that do not decode are not cached).
+    pub(crate) fn decode_word(&mut self, word: u32) -> Result<Decoded, DecodeError> {
+        let slot = (word.wrapping_mul(0x9e37_79b9) >> 26) as usize % DECODE_CACHE_SLOTS;
+        if let Some(d) = self.decoded.0[slot] {
+            if d.word == word {
+                return Ok(d);
+            }
+        }
+        let d = forms::decode(word)?;
+        self.decoded.0[slot] = Some(d);
+        Ok(d)
+    }
+
     /// `ClearFault`.
     pub fn clear_fault(&mut self) {
         self.set_fault(Fault::None, None);
@@ -697,4 +735,35 @@ fn check_scalar(addr: u64, size: u32) -> Result<(), Fault> {
         return Err(Fault::DataAlignment);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The decode cache returns exactly what `forms::decode` returns, for
+    /// every form's own word and for words that collide in one slot and
+    /// evict each other, on first and repeated lookups.
+    #[test]
+    fn cached_decode_equals_forms_decode_through_collisions() {
+        let mut m = Machine::new(4096);
+        let mut words: Vec<u32> = forms::FORMS.iter().map(|f| f.matches).collect();
+        let mut x = 0x1234_5678u32;
+        for _ in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            words.push(x);
+        }
+        for round in 0..3 {
+            for &w in &words {
+                assert_eq!(
+                    m.decode_word(w),
+                    forms::decode(w),
+                    "{w:#010x} round {round}"
+                );
+            }
+        }
+        assert!(m.decoded.0.iter().flatten().count() > 1);
+    }
 }
