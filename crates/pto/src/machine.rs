@@ -582,12 +582,18 @@ impl Machine {
     }
 
     /// `TileCapacityInUseExcept`.
+    /// A tile whose mask selects no PE is charged nothing, so the scan
+    /// reads the 64 mask bytes and only the records of tiles with PEs.
     fn tile_capacity_in_use_except(&self, excluded: Option<usize>) -> u64 {
-        self.tiles
+        self.tile_masks
             .iter()
             .enumerate()
-            .filter(|(i, t)| t.allocated && Some(*i) != excluded)
-            .map(|(i, t)| tile::tile_core_allocation_bytes(self.tile_masks[i], t.capacity_bytes))
+            .filter(|&(i, &m)| m & 0xf != 0 && Some(i) != excluded)
+            .filter_map(|(i, &m)| {
+                let t = &self.tiles[i];
+                t.allocated
+                    .then(|| tile::tile_core_allocation_bytes(m, t.capacity_bytes))
+            })
             .sum()
     }
 
