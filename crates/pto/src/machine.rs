@@ -583,18 +583,25 @@ impl Machine {
 
     /// `TileCapacityInUseExcept`.
     /// A tile whose mask selects no PE is charged nothing, so the scan
-    /// reads the 64 mask bytes and only the records of tiles with PEs.
+    /// reads the 64 mask bytes eight at a time and only the records of
+    /// tiles with PEs.
     fn tile_capacity_in_use_except(&self, excluded: Option<usize>) -> u64 {
-        self.tile_masks
-            .iter()
-            .enumerate()
-            .filter(|&(i, &m)| m & 0xf != 0 && Some(i) != excluded)
-            .filter_map(|(i, &m)| {
+        let mut sum = 0;
+        for (k, chunk) in self.tile_masks.chunks(8).enumerate() {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            if u64::from_le_bytes(w) & 0x0f0f_0f0f_0f0f_0f0f == 0 {
+                continue;
+            }
+            for (j, &m) in chunk.iter().enumerate() {
+                let i = k * 8 + j;
                 let t = &self.tiles[i];
-                t.allocated
-                    .then(|| tile::tile_core_allocation_bytes(m, t.capacity_bytes))
-            })
-            .sum()
+                if m & 0xf != 0 && t.allocated && Some(i) != excluded {
+                    sum += tile::tile_core_allocation_bytes(m, t.capacity_bytes);
+                }
+            }
+        }
+        sum
     }
 
     /// `SharedTileCapacityInUse`.
@@ -771,5 +778,45 @@ mod tests {
             }
         }
         assert!(m.decoded.0.iter().flatten().count() > 1);
+    }
+
+    /// The mask-first capacity scan charges exactly the allocated tiles,
+    /// popcount(mask) x capacity each, wherever in the 64 registers they sit,
+    /// and excludes only the tile it is asked to.
+    #[test]
+    fn capacity_in_use_sums_every_allocated_tile_and_skips_the_excluded_one() {
+        let mut m = Machine::new(4096);
+        let placed = [
+            (0u32, 0b0001u8),
+            (7, 0b1111),
+            (8, 0b0110),
+            (40, 0b1000),
+            (63, 0b0011),
+        ];
+        for &(i, mask) in &placed {
+            let cfg = TileConfig {
+                capacity: 1024,
+                rows: 4,
+                cols: 4,
+                valid_rows: 4,
+                valid_cols: 4,
+                dtype: DataType::U8,
+                layout: TileLayout::RowMajor,
+                location: TileLocation::Any,
+                mask: Some(mask),
+            };
+            m.configure_tile(i, &cfg).unwrap();
+        }
+        let charge = |mask: u8| mask.count_ones() as u64 * 1024;
+        let all: u64 = placed.iter().map(|&(_, k)| charge(k)).sum();
+        assert_eq!(m.tile_capacity_in_use_except(None), all);
+        for &(i, k) in &placed {
+            assert_eq!(
+                m.tile_capacity_in_use_except(Some(i as usize)),
+                all - charge(k)
+            );
+        }
+        m.release_tile(7);
+        assert_eq!(m.tile_capacity_in_use_except(None), all - charge(0b1111));
     }
 }
