@@ -2,7 +2,8 @@
 //! run of rows, row runs, packed-nibble byte copies, definedness set by
 //! ranges) against the per-element path, the ASL's own element loop
 //! (`Machine::set_element_path`): on random shapes, element types, PE
-//! masks, bases and byte strides (zero, overlapping, page-hopping), over
+//! masks, bases and byte strides (zero, overlapping, page-hopping,
+//! negative through wrapping), over
 //! dense, page-table and hash-map GM with pages present or never written
 //! and a memory end inside a page, both give the same fault and fault
 //! address, the same GM, the same tiles and Shared records (payload and
@@ -89,6 +90,8 @@ fn arb_case() -> impl Strategy<Value = Case> {
         0u64..700,
         (PAGE - 8)..(PAGE + 8),
         prop::sample::select(vec![1u64, 2, 4, 8, 16, 32, 64, 128, 256]),
+        // Negative strides: the address arithmetic wraps, rows descend.
+        (u64::MAX - 700)..=u64::MAX,
     ];
     (
         (gm, prop_oneof![Just(0xffu8), any::<u8>()]),
@@ -352,13 +355,14 @@ proptest! {
 }
 
 /// The generator reaches the cases the fast paths split on: a fault, a
-/// row crossing a page boundary of a paged GM, a never-written page, and a
-/// clean full transfer (so the property above is not vacuous).
+/// row crossing a page boundary of a paged GM, rows descending through a
+/// negative (wrapping) stride, and a clean full transfer (so the property
+/// above is not vacuous).
 #[test]
 fn the_generator_reaches_faults_page_crossings_and_clean_transfers() {
     let mut runner = proptest::test_runner::TestRunner::deterministic();
     let strategy = arb_case();
-    let (mut faults, mut clean, mut crossing) = (0, 0, 0);
+    let (mut faults, mut clean, mut crossing, mut negative) = (0, 0, 0, 0);
     for _ in 0..400 {
         let c = strategy.new_tree(&mut runner).unwrap().current();
         let Some((state, log, _, _)) = run_case(&c, false, false) else {
@@ -371,9 +375,13 @@ fn the_generator_reaches_faults_page_crossings_and_clean_transfers() {
             if c.gm != Gm::Dense && log.iter().any(|a| a.addr / PAGE != log[0].addr / PAGE) {
                 crossing += 1;
             }
+            if log.iter().any(|a| a.row > 0 && a.addr < log[0].addr) {
+                negative += 1;
+            }
         }
     }
     assert!(faults >= 20, "{faults} faulting cases");
     assert!(clean >= 20, "{clean} clean cases");
     assert!(crossing >= 5, "{crossing} page-crossing cases");
+    assert!(negative >= 5, "{negative} clean cases with descending rows");
 }
