@@ -218,7 +218,7 @@ impl Machine {
     pub fn execute_command_instruction(&mut self, word: u32) -> CommandExecution {
         // BeginArchitecturalInstructionAttempt.
         self.clear_fault();
-        let d = match forms::decode(word) {
+        let d = match self.decode_word(word) {
             Ok(d) => d,
             Err(_) => {
                 self.set_fault(Fault::IllegalInstruction, None);

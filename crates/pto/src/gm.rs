@@ -10,6 +10,7 @@
 //! write, found through a flat page table up to 64 GiB and a hash map
 //! beyond. Unwritten bytes read as zero everywhere.
 
+use crate::aligned::AlignedBytes;
 use std::collections::HashMap;
 
 /// Copies in pieces of at most this many bytes: long `memmove`s switch to
@@ -24,6 +25,32 @@ pub fn copy_chunked(dst: &mut [u8], src: &[u8]) {
     }
 }
 
+/// One row's copy ([`copy_chunked`]). An inline 32-byte-block loop was
+/// measured slower than libc's `memmove` once both ends are cache-line
+/// aligned (23.6 against 30.9 GB/s for 128-byte rows on this host).
+#[inline]
+fn row_copy(dst: &mut [u8], src: &[u8]) {
+    if dst.len() <= COPY_CHUNK {
+        dst.copy_from_slice(src);
+    } else {
+        copy_chunked(dst, src);
+    }
+}
+
+/// `k` rows of `span` bytes, `stride` apart in `src`, to `pitch` apart in
+/// `dst` (`pitch >= span`).
+fn copy_rows(dst: &mut [u8], pitch: usize, src: &[u8], stride: usize, span: usize, k: usize) {
+    if stride >= span && stride > 0 {
+        for (d, s) in dst.chunks_mut(pitch).zip(src.chunks(stride)).take(k) {
+            row_copy(&mut d[..span], &s[..span]);
+        }
+    } else {
+        for (i, d) in dst.chunks_mut(pitch).take(k).enumerate() {
+            row_copy(&mut d[..span], &src[i * stride..i * stride + span]);
+        }
+    }
+}
+
 /// Memories up to this size are dense.
 pub const DENSE_LIMIT: u64 = 64 << 20;
 const PAGE_BITS: u32 = 16;
@@ -31,10 +58,10 @@ const PAGE_BYTES: u64 = 1 << PAGE_BITS;
 
 #[derive(Clone, Debug)]
 enum Store {
-    Dense(Vec<u8>),
+    Dense(AlignedBytes),
     /// Page table indexed by page number (memories up to `TABLE_LIMIT`).
-    Table(Vec<Option<Box<[u8]>>>),
-    Sparse(HashMap<u64, Box<[u8]>>),
+    Table(Vec<Option<AlignedBytes>>),
+    Sparse(HashMap<u64, AlignedBytes>),
 }
 
 /// Sparse memories up to this size use a flat page table (16 K entries per
@@ -51,7 +78,7 @@ pub struct GlobalMemory {
 impl GlobalMemory {
     pub fn new(size: u64) -> Self {
         let store = if size <= DENSE_LIMIT {
-            Store::Dense(vec![0; size as usize])
+            Store::Dense(AlignedBytes::zeroed(size as usize))
         } else if size <= TABLE_LIMIT {
             Store::Table(vec![None; size.div_ceil(PAGE_BYTES) as usize])
         } else {
@@ -89,13 +116,13 @@ impl GlobalMemory {
             Store::Dense(v) => v[addr as usize] = value,
             Store::Table(t) => {
                 let page = t[(addr >> PAGE_BITS) as usize]
-                    .get_or_insert_with(|| vec![0u8; PAGE_BYTES as usize].into_boxed_slice());
+                    .get_or_insert_with(|| AlignedBytes::zeroed(PAGE_BYTES as usize));
                 page[(addr & (PAGE_BYTES - 1)) as usize] = value;
             }
             Store::Sparse(m) => {
                 let page = m
                     .entry(addr >> PAGE_BITS)
-                    .or_insert_with(|| vec![0u8; PAGE_BYTES as usize].into_boxed_slice());
+                    .or_insert_with(|| AlignedBytes::zeroed(PAGE_BYTES as usize));
                 page[(addr & (PAGE_BYTES - 1)) as usize] = value;
             }
         }
@@ -190,7 +217,7 @@ impl GlobalMemory {
                     let off = (a & (PAGE_BYTES - 1)) as usize;
                     let n = (PAGE_BYTES as usize - off).min(src.len() - done);
                     let page = t[(a >> PAGE_BITS) as usize]
-                        .get_or_insert_with(|| vec![0u8; PAGE_BYTES as usize].into_boxed_slice());
+                        .get_or_insert_with(|| AlignedBytes::zeroed(PAGE_BYTES as usize));
                     copy_chunked(&mut page[off..off + n], &src[done..done + n]);
                     done += n;
                 }
@@ -203,11 +230,144 @@ impl GlobalMemory {
                     let n = (PAGE_BYTES as usize - off).min(src.len() - done);
                     let page = m
                         .entry(a >> PAGE_BITS)
-                        .or_insert_with(|| vec![0u8; PAGE_BYTES as usize].into_boxed_slice());
+                        .or_insert_with(|| AlignedBytes::zeroed(PAGE_BYTES as usize));
                     copy_chunked(&mut page[off..off + n], &src[done..done + n]);
                     done += n;
                 }
             }
+        }
+    }
+
+    /// The backing bytes of page `page` (`None`: never written, reads as
+    /// zero), for a paged memory.
+    fn page(&self, page: u64) -> Option<&[u8]> {
+        match &self.store {
+            Store::Dense(_) => None,
+            Store::Table(t) => t[page as usize].as_deref(),
+            Store::Sparse(m) => m.get(&page).map(|p| &p[..]),
+        }
+    }
+
+    /// Mutable [`GlobalMemory::page`], allocating a never-written page.
+    fn page_mut(&mut self, page: u64) -> &mut [u8] {
+        let fresh = || AlignedBytes::zeroed(PAGE_BYTES as usize);
+        match &mut self.store {
+            Store::Dense(v) => v,
+            Store::Table(t) => t[page as usize].get_or_insert_with(fresh),
+            Store::Sparse(m) => m.entry(page).or_insert_with(fresh),
+        }
+    }
+
+    /// How many rows from `r` on lie wholly in the page (or dense memory)
+    /// holding row `r`'s start, and that page's number and first address.
+    fn rows_in_page(
+        &self,
+        base: u64,
+        stride: u64,
+        span: usize,
+        r: usize,
+        rows: usize,
+    ) -> (usize, u64, u64) {
+        let a = base + r as u64 * stride;
+        let (pn, start, end) = match self.store {
+            Store::Dense(_) => (0, 0, self.size),
+            _ => {
+                let pn = a >> PAGE_BITS;
+                (pn, pn << PAGE_BITS, (pn + 1) << PAGE_BITS)
+            }
+        };
+        let span = span as u64;
+        let k = if a + span > end {
+            0
+        } else {
+            // A zero stride keeps every row at `a`.
+            (end - span - a)
+                .checked_div(stride)
+                .map_or(rows - r, |q| (q as usize).saturating_add(1).min(rows - r))
+        };
+        (k, pn, start)
+    }
+
+    /// Copies `rows` rows of `span` bytes, row `r` from `base + r * stride`,
+    /// into `dst[r * pitch..][..span]` (bounds checked by the caller: the
+    /// last row ends inside the memory). Each page is looked up once for all
+    /// the rows inside it; a row crossing a page boundary is copied in two.
+    pub fn read_rows(
+        &self,
+        base: u64,
+        stride: u64,
+        span: usize,
+        rows: usize,
+        dst: &mut [u8],
+        pitch: usize,
+    ) {
+        let mut r = 0;
+        while r < rows {
+            let (k, pn, start) = self.rows_in_page(base, stride, span, r, rows);
+            let a = base + r as u64 * stride;
+            if k == 0 {
+                self.read_slice(a, &mut dst[r * pitch..r * pitch + span]);
+                r += 1;
+                continue;
+            }
+            let src = match &self.store {
+                Store::Dense(v) => Some(&v[..]),
+                _ => self.page(pn),
+            };
+            let off = (a - start) as usize;
+            let (stride, d) = (stride as usize, &mut dst[r * pitch..]);
+            match src {
+                Some(p) => copy_rows(d, pitch, &p[off..], stride, span, k),
+                None => {
+                    for out in d.chunks_mut(pitch).take(k) {
+                        out[..span].fill(0);
+                    }
+                }
+            }
+            r += k;
+        }
+    }
+
+    /// Writes `src[r * pitch..][..span]` to `base + r * stride` for each of
+    /// `rows` rows, in row order (a later row overwrites an earlier one it
+    /// overlaps); bounds checked by the caller. One page lookup per page.
+    pub fn write_rows(
+        &mut self,
+        base: u64,
+        stride: u64,
+        span: usize,
+        rows: usize,
+        src: &[u8],
+        pitch: usize,
+    ) {
+        let mut r = 0;
+        while r < rows {
+            let (k, pn, start) = self.rows_in_page(base, stride, span, r, rows);
+            let a = base + r as u64 * stride;
+            if k == 0 {
+                self.write_slice(a, &src[r * pitch..r * pitch + span]);
+                r += 1;
+                continue;
+            }
+            let page: &mut [u8] = match &mut self.store {
+                Store::Dense(v) => &mut v[..],
+                _ => self.page_mut(pn),
+            };
+            let off = (a - start) as usize;
+            let (stride, s) = (stride as usize, &src[r * pitch..]);
+            if stride >= span {
+                // Disjoint rows: one pass over both sides' row chunks.
+                for (d, s) in page[off..].chunks_mut(stride).zip(s.chunks(pitch)).take(k) {
+                    row_copy(&mut d[..span], &s[..span]);
+                }
+            } else {
+                // Overlapping rows, in row order: later rows land last.
+                for i in 0..k {
+                    let o = off + i * stride;
+                    row_copy(&mut page[o..o + span], &s[i * pitch..i * pitch + span]);
+                }
+            }
+            r += k;
         }
     }
 

@@ -35,6 +35,8 @@
 //!   (`asl/block/model/dispatch/scalar-schema.asl`).
 //! - `rows` (private): the row-run fast path of [`memory`], observably
 //!   identical to its per-element path (property-tested).
+//! - `aligned` (private): cache-line aligned byte buffers for tile payloads
+//!   and GM pages.
 //!
 //! Invariants: every GM address of a TLOAD/TSTORE comes from
 //! [`addressing::tile_memory_strided_byte_address`] (ADR 0074's byte row
@@ -44,6 +46,7 @@
 //! first effect), and `RecoverTrapContext` reissues it whole.
 
 pub mod addressing;
+mod aligned;
 pub mod asm;
 pub mod bundle;
 pub mod contract;

@@ -5,7 +5,7 @@
 //! and `asl/block/model/dispatch/shared-tlsu.asl` (TLOAD/TSTORE).
 
 use crate::bundle::{Bundle, PTO_BUNDLE_TILE_BINDING_COUNT};
-use crate::forms;
+use crate::forms::{self, DecodeError, Decoded};
 use crate::gm::GlobalMemory;
 use crate::shared::{self, SharedTileInfo};
 use crate::tile::{self, TileInfo};
@@ -137,6 +137,9 @@ pub struct Machine {
     pub(crate) last_fault_addr: Option<u64>,
     pub(crate) element_stride_mode: bool,
     pub(crate) access_logging: bool,
+    /// Every TLOAD/TSTORE takes the per-element path (the reference the
+    /// row and block paths are property-tested against).
+    pub(crate) element_path: bool,
     pub(crate) accesses: Vec<GmAccess>,
     pub(crate) transfers: Vec<TransferInfo>,
     /// `_MemoryEventCaptureEnabled` with `_CurrentMemoryAgent`.
@@ -163,6 +166,29 @@ pub struct Machine {
     /// and capacity, and is invalidated only by reset. Saves scanning all
     /// 256 records on every destination allocation.
     pub(crate) shared_charge: u64,
+    /// Words decoded lately (a speed layer: `forms::decode` is a pure
+    /// function of the word, so a hit is exactly what it would return).
+    pub(crate) decoded: DecodeCache,
+}
+
+/// Slots of [`DecodeCache`].
+const DECODE_CACHE_SLOTS: usize = 64;
+
+/// A direct-mapped cache of decoded command words.
+#[derive(Clone, Copy)]
+pub(crate) struct DecodeCache([Option<Decoded>; DECODE_CACHE_SLOTS]);
+
+impl Default for DecodeCache {
+    fn default() -> Self {
+        DecodeCache([None; DECODE_CACHE_SLOTS])
+    }
+}
+
+impl std::fmt::Debug for DecodeCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.0.iter().flatten().count();
+        write!(f, "DecodeCache({n} words)")
+    }
 }
 
 impl Machine {
@@ -180,6 +206,7 @@ impl Machine {
             last_fault_addr: None,
             element_stride_mode: false,
             access_logging: true,
+            element_path: false,
             accesses: Vec::new(),
             transfers: Vec::new(),
             capture: None,
@@ -193,6 +220,7 @@ impl Machine {
             last_hint_payload: 0,
             trap_contexts: vec![TrapContext::default(); PTO_ACR_COUNT],
             shared_charge: 0,
+            decoded: DecodeCache::default(),
         }
     }
 
@@ -203,15 +231,20 @@ impl Machine {
 
     /// `ResetProfileState`: GPRs, memory, tiles, Shared tiles, bundle state
     /// and `_LastFault` back to reset values. Keeps the memory size, the
-    /// `--element-stride` mode and access logging.
+    /// `--element-stride` mode, access logging and the element-path switch.
     pub fn reset_profile_state(&mut self) {
-        let (esm, log) = (self.element_stride_mode, self.access_logging);
+        let (esm, log, ep) = (
+            self.element_stride_mode,
+            self.access_logging,
+            self.element_path,
+        );
         let mut gm = std::mem::replace(&mut self.gm, GlobalMemory::new(0));
         gm.clear();
         *self = Machine::new(0);
         self.gm = gm;
         self.element_stride_mode = esm;
         self.access_logging = log;
+        self.element_path = ep;
     }
 
     /// `ResetBundleControlState`: no bundle active, header state cleared.
@@ -532,19 +565,46 @@ impl Machine {
         self.last_fault_addr = if fault == Fault::None { None } else { addr };
     }
 
+    /// `forms::decode(word)`, through the cache of recently decoded words
+    /// (words that do not decode are not cached).
+    pub(crate) fn decode_word(&mut self, word: u32) -> Result<Decoded, DecodeError> {
+        let slot = (word.wrapping_mul(0x9e37_79b9) >> 26) as usize % DECODE_CACHE_SLOTS;
+        if let Some(d) = self.decoded.0[slot] {
+            if d.word == word {
+                return Ok(d);
+            }
+        }
+        let d = forms::decode(word)?;
+        self.decoded.0[slot] = Some(d);
+        Ok(d)
+    }
+
     /// `ClearFault`.
     pub fn clear_fault(&mut self) {
         self.set_fault(Fault::None, None);
     }
 
     /// `TileCapacityInUseExcept`.
+    /// A tile whose mask selects no PE is charged nothing, so the scan
+    /// reads the 64 mask bytes eight at a time and only the records of
+    /// tiles with PEs.
     pub(crate) fn tile_capacity_in_use_except(&self, excluded: Option<usize>) -> u64 {
-        self.tiles
-            .iter()
-            .enumerate()
-            .filter(|(i, t)| t.allocated && Some(*i) != excluded)
-            .map(|(i, t)| tile::tile_core_allocation_bytes(self.tile_masks[i], t.capacity_bytes))
-            .sum()
+        let mut sum = 0;
+        for (k, chunk) in self.tile_masks.chunks(8).enumerate() {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            if u64::from_le_bytes(w) & 0x0f0f_0f0f_0f0f_0f0f == 0 {
+                continue;
+            }
+            for (j, &m) in chunk.iter().enumerate() {
+                let i = k * 8 + j;
+                let t = &self.tiles[i];
+                if m & 0xf != 0 && t.allocated && Some(i) != excluded {
+                    sum += tile::tile_core_allocation_bytes(m, t.capacity_bytes);
+                }
+            }
+        }
+        sum
     }
 
     /// `SharedTileCapacityInUse`.
@@ -595,6 +655,13 @@ impl Machine {
     /// Turns the per-element GM access log on (default) or off (benchmarks).
     pub fn set_access_logging(&mut self, on: bool) {
         self.access_logging = on;
+    }
+
+    /// Makes every TLOAD/TSTORE take the per-element path, the ASL's own
+    /// element loop (off by default). Observably the same as the row and
+    /// block paths, only slower: for differential tests and profiling.
+    pub fn set_element_path(&mut self, on: bool) {
+        self.element_path = on;
     }
 
     /// TLOAD/TSTORE parts attempted since the last call (one per selected PE).
@@ -684,4 +751,75 @@ fn check_scalar(addr: u64, size: u32) -> Result<(), Fault> {
         return Err(Fault::DataAlignment);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The decode cache returns exactly what `forms::decode` returns, for
+    /// every form's own word and for words that collide in one slot and
+    /// evict each other, on first and repeated lookups.
+    #[test]
+    fn cached_decode_equals_forms_decode_through_collisions() {
+        let mut m = Machine::new(4096);
+        let mut words: Vec<u32> = forms::FORMS.iter().map(|f| f.matches).collect();
+        let mut x = 0x1234_5678u32;
+        for _ in 0..2000 {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            words.push(x);
+        }
+        for round in 0..3 {
+            for &w in &words {
+                assert_eq!(
+                    m.decode_word(w),
+                    forms::decode(w),
+                    "{w:#010x} round {round}"
+                );
+            }
+        }
+        assert!(m.decoded.0.iter().flatten().count() > 1);
+    }
+
+    /// The mask-first capacity scan charges exactly the allocated tiles,
+    /// popcount(mask) x capacity each, wherever in the 64 registers they sit,
+    /// and excludes only the tile it is asked to.
+    #[test]
+    fn capacity_in_use_sums_every_allocated_tile_and_skips_the_excluded_one() {
+        let mut m = Machine::new(4096);
+        let placed = [
+            (0u32, 0b0001u8),
+            (7, 0b1111),
+            (8, 0b0110),
+            (40, 0b1000),
+            (63, 0b0011),
+        ];
+        for &(i, mask) in &placed {
+            let cfg = TileConfig {
+                capacity: 1024,
+                rows: 4,
+                cols: 4,
+                valid_rows: 4,
+                valid_cols: 4,
+                dtype: DataType::U8,
+                layout: TileLayout::RowMajor,
+                location: TileLocation::Any,
+                mask: Some(mask),
+            };
+            m.configure_tile(i, &cfg).unwrap();
+        }
+        let charge = |mask: u8| mask.count_ones() as u64 * 1024;
+        let all: u64 = placed.iter().map(|&(_, k)| charge(k)).sum();
+        assert_eq!(m.tile_capacity_in_use_except(None), all);
+        for &(i, k) in &placed {
+            assert_eq!(
+                m.tile_capacity_in_use_except(Some(i as usize)),
+                all - charge(k)
+            );
+        }
+        m.release_tile(7);
+        assert_eq!(m.tile_capacity_in_use_except(None), all - charge(0b1111));
+    }
 }

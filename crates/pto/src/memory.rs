@@ -14,10 +14,16 @@
 //! passed, so a fault leaves memory, tiles, Shared registers and capacity
 //! exactly as they were.
 //!
-//! Fast path: byte-or-wider RowMajor Local transfers with the ADR 0074
-//! formula check each row once (alignment of the row base, bounds of the
-//! row's byte range) and move each row with one slice copy; any row that
-//! fails falls back to the per-element preflight to find the precise fault.
+//! Fast path: RowMajor Local transfers with the ADR 0074 formula whose
+//! slots copy as bytes (element-width slots, or packed nibbles with even
+//! widths) check the rectangle in O(1) (row-start alignment, last row in
+//! bounds) and move it as one block when the rows are dense, else row by
+//! row with one GM page lookup per page the rows touch
+//! (`GlobalMemory::read_rows`/`write_rows`); definedness is set by ranges.
+//! Other RowMajor shapes take the row runs of `rows.rs`. When a check
+//! fails, the per-element preflight finds the precise fault.
+//! `Machine::set_element_path` forces the per-element path everywhere;
+//! `tests/fast_path.rs` proves both observably identical.
 
 use crate::addressing;
 use crate::forms::{self, pe_selected};
@@ -225,6 +231,7 @@ impl Machine {
     fn uniform_rows(&self, t: &TileInfo) -> Option<u64> {
         let dt = t.data_type;
         let ok = self.runs_apply(t)
+            && t.valid_rows > 0
             && if dt.is_four_bit() {
                 t.payload.slot() == 0
                     && t.columns.is_multiple_of(2)
@@ -372,23 +379,11 @@ impl Machine {
         if let Some(span) = self.uniform_rows(t) {
             if self.uniform_rows_ok(t, base, stride, span) {
                 let vc = t.valid_columns as usize;
-                let foot = (t.valid_rows - 1) * stride + span;
-                if let Some(src) = self.gm.contiguous(base, foot) {
-                    // One lookup for the whole footprint; rows copy from it.
-                    let (stride, span) = (stride as usize, span as usize);
-                    for r in 0..t.valid_rows as usize {
-                        let p0 = r * t.columns as usize;
-                        t.payload
-                            .slots_mut(p0, vc)
-                            .copy_from_slice(&src[r * stride..r * stride + span]);
-                    }
-                } else {
-                    for r in 0..t.valid_rows {
-                        let p0 = (r * t.columns) as usize;
-                        let rb = base.wrapping_add(r.wrapping_mul(stride));
-                        self.gm.read_slice(rb, t.payload.slots_mut(p0, vc));
-                    }
-                }
+                let (rows, pitch) = (t.valid_rows as usize, row_pitch(t));
+                let n = (rows - 1) * t.columns as usize + vc;
+                let dst = t.payload.slots_mut(0, n);
+                self.gm
+                    .read_rows(base, stride, span as usize, rows, dst, pitch);
                 if t.columns as usize == vc {
                     t.defined.set_range(0, vc * t.valid_rows as usize);
                 } else {
@@ -566,21 +561,11 @@ impl Machine {
                 // Rows in order: with a small or zero stride the last row
                 // written wins, as in the ASL's row loop.
                 let vc = t.valid_columns as usize;
-                let foot = (t.valid_rows - 1) * stride + span;
-                if let Some(dst) = self.gm.contiguous_mut(base, foot) {
-                    // One lookup for the whole footprint; rows in order.
-                    let (stride, span) = (stride as usize, span as usize);
-                    for r in 0..t.valid_rows as usize {
-                        let p0 = r * t.columns as usize;
-                        dst[r * stride..r * stride + span].copy_from_slice(t.payload.slots(p0, vc));
-                    }
-                } else {
-                    for r in 0..t.valid_rows {
-                        let p0 = (r * t.columns) as usize;
-                        let rb = base.wrapping_add(r.wrapping_mul(stride));
-                        self.gm.write_slice(rb, t.payload.slots(p0, vc));
-                    }
-                }
+                let (rows, pitch) = (t.valid_rows as usize, row_pitch(t));
+                let n = (rows - 1) * t.columns as usize + vc;
+                let src = t.payload.slots(0, n);
+                self.gm
+                    .write_rows(base, stride, span as usize, rows, src, pitch);
                 self.log_rectangle(pe, t, base, stride, true);
                 return Ok(());
             }
@@ -822,6 +807,12 @@ impl Machine {
         }
         Ok(())
     }
+}
+
+/// Payload bytes from one row's start to the next's, for a tile whose
+/// slots are element-width (or packed nibbles with an even column count).
+fn row_pitch(t: &TileInfo) -> usize {
+    addressing::tile_dense_row_stride_bytes(t.columns, t.data_type) as usize
 }
 
 /// `SharedTileDescriptorsCompatible` (non-CUBE descriptors).

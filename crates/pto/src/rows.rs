@@ -14,7 +14,8 @@
 //! moves each run with one GM slice operation.
 //!
 //! Used only when no memory-event capture is on, the `--element-stride`
-//! what-if is off, and the tile is RowMajor.
+//! what-if and the element-path switch (`Machine::set_element_path`) are
+//! off, and the tile is RowMajor.
 
 use crate::addressing::tile_memory_strided_byte_address;
 use crate::forms::pe_selected;
@@ -38,7 +39,10 @@ pub(crate) struct Run {
 impl Machine {
     /// Whether the run path applies to `t`.
     pub(crate) fn runs_apply(&self, t: &TileInfo) -> bool {
-        self.capture.is_none() && !self.element_stride_mode && t.layout == TileLayout::RowMajor
+        self.capture.is_none()
+            && !self.element_stride_mode
+            && !self.element_path
+            && t.layout == TileLayout::RowMajor
     }
 
     /// The runs of `t`'s valid region: one per row owned by `local` when

@@ -5,6 +5,7 @@
 //! `ReleaseTile`), `asl/tile/model/state/local-registers.asl`,
 //! `asl/arch/features/tile-allocation.asl` (capacity constants).
 
+use crate::aligned::AlignedBytes;
 use crate::types::{DataType, TileLayout, TileLocation};
 
 pub mod cube;
@@ -64,19 +65,32 @@ impl Default for TileInfo {
 }
 
 /// Per-element definedness bits (`defined_elements` /
-/// `packed_defined_elements` of the ASL's TileInfo).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// `packed_defined_elements` of the ASL's TileInfo). Clearing every bit, or
+/// setting the whole range, is O(1): the bits are then one uniform value
+/// and the word array is only written again when a partial update needs it.
+#[derive(Clone, Debug, Default)]
 pub struct Defined {
     len: usize,
     words: Vec<u64>,
+    /// `Some(v)`: every bit is `v` and `words` is stale.
+    uniform: Option<bool>,
 }
+
+impl PartialEq for Defined {
+    fn eq(&self, other: &Defined) -> bool {
+        self.len == other.len && (0..self.len.div_ceil(64)).all(|k| self.word(k) == other.word(k))
+    }
+}
+
+impl Eq for Defined {}
 
 impl Defined {
     /// `len` bits, all clear.
     pub fn new(len: usize) -> Defined {
         Defined {
             len,
-            words: vec![0; len.div_ceil(64)],
+            words: Vec::new(),
+            uniform: Some(false),
         }
     }
 
@@ -90,14 +104,42 @@ impl Defined {
         self.len == 0
     }
 
+    /// Word `k` of the bits (bits past `len` clear).
+    fn word(&self, k: usize) -> u64 {
+        let valid = if (k + 1) * 64 <= self.len {
+            u64::MAX
+        } else {
+            (1u64 << (self.len % 64)) - 1
+        };
+        match self.uniform {
+            Some(true) => valid,
+            Some(false) => 0,
+            None => self.words[k] & valid,
+        }
+    }
+
+    /// Writes the uniform value into `words` so single bits can change.
+    fn materialize(&mut self) {
+        if let Some(v) = self.uniform.take() {
+            let n = self.len.div_ceil(64);
+            self.words.clear();
+            self.words.resize(n, if v { u64::MAX } else { 0 });
+        }
+    }
+
     /// Bit `i` (false past the end).
     pub fn get(&self, i: usize) -> bool {
-        i < self.len && self.words[i / 64] >> (i % 64) & 1 == 1
+        i < self.len
+            && match self.uniform {
+                Some(v) => v,
+                None => self.words[i / 64] >> (i % 64) & 1 == 1,
+            }
     }
 
     /// Sets bit `i` to `v`.
     pub fn set(&mut self, i: usize, v: bool) {
-        if i < self.len {
+        if i < self.len && self.uniform != Some(v) {
+            self.materialize();
             if v {
                 self.words[i / 64] |= 1 << (i % 64);
             } else {
@@ -108,10 +150,15 @@ impl Defined {
 
     /// Sets bits `start..start + n`.
     pub fn set_range(&mut self, start: usize, n: usize) {
-        let end = (start + n).min(self.len);
-        if start >= end {
+        let end = start.saturating_add(n).min(self.len);
+        if start >= end || self.uniform == Some(true) {
             return;
         }
+        if start == 0 && end == self.len {
+            self.uniform = Some(true);
+            return;
+        }
+        self.materialize();
         let (w0, w1) = (start / 64, (end - 1) / 64);
         let head = u64::MAX << (start % 64);
         let tail = u64::MAX >> (63 - (end - 1) % 64);
@@ -126,7 +173,7 @@ impl Defined {
 
     /// Clears every bit.
     pub fn clear_all(&mut self) {
-        self.words.fill(0);
+        self.uniform = Some(false);
     }
 }
 
@@ -142,7 +189,8 @@ pub struct Payload {
     /// Bytes per slot; 0 = packed nibbles, two per byte, low nibble first.
     slot: usize,
     len: usize,
-    bytes: Vec<u8>,
+    /// Cache-line aligned, so rows copy to and from GM in whole lines.
+    bytes: AlignedBytes,
 }
 
 impl Payload {
@@ -157,7 +205,7 @@ impl Payload {
         Payload {
             slot,
             len,
-            bytes: vec![0; nbytes],
+            bytes: AlignedBytes::zeroed(nbytes),
         }
     }
 
@@ -567,5 +615,37 @@ mod tests {
         let mut d = Defined::new(70);
         d.set_range(60, 100);
         assert!(d.get(69) && !d.get(70) && !d.get(59));
+    }
+
+    /// The O(1) uniform states (all clear, all set) read, compare and
+    /// change exactly like the bit array they stand for, including after
+    /// a buffer is reused at another length.
+    #[test]
+    fn defined_uniform_states_behave_as_bits() {
+        for len in [1usize, 63, 64, 65, 300] {
+            let mut d = Defined::new(len);
+            let mut bits = Defined::new(len);
+            bits.materialize();
+            assert_eq!(d, bits, "fresh, len {len}");
+            d.set_range(0, len);
+            assert!((0..len).all(|i| d.get(i)) && !d.get(len));
+            assert_ne!(d, bits);
+            for i in 0..len {
+                bits.set(i, true);
+            }
+            assert_eq!(d, bits, "all set, len {len}");
+            d.set(len / 2, false);
+            assert!(!d.get(len / 2) && (len < 2 || d.get(len - 1)));
+            d.set_range(len / 2, 1);
+            assert_eq!(d, bits, "cleared then set again, len {len}");
+            d.clear_all();
+            assert!((0..len).all(|i| !d.get(i)));
+            d.set(len - 1, true);
+            assert!(d.get(len - 1) && (len < 2 || !d.get(0)));
+            d.clear_all();
+            d.set_range(1, len);
+            assert!(!d.get(0));
+            assert!((1..len).all(|i| d.get(i)));
+        }
     }
 }

@@ -126,26 +126,44 @@ pub fn footprint(scenario_path: &Path, svg_path: &Path, element_stride: bool) ->
 /// `subword pto bench`: TLOAD/TSTORE bandwidth next to memcpy of the same bytes.
 pub fn bench() -> CmdResult {
     println!(
-        "{:<6} {:<8} {:<7} {:>9} {:>11} {:>12} {:>7}",
-        "dtype", "layout", "op", "bytes", "model GB/s", "memcpy GB/s", "ratio"
+        "{:<6} {:<8} {:<7} {:>9} {:>11} {:>12} {:>7} {:>10} {:>8}",
+        "dtype",
+        "layout",
+        "op",
+        "bytes",
+        "model GB/s",
+        "memcpy GB/s",
+        "ratio",
+        "rows GB/s",
+        "vs rows"
     );
     for case in bench::CASES {
         for r in bench::measure(case).map_err(Failure)? {
             println!(
-                "{:<6} {:<8} {:<7} {:>9} {:>11.2} {:>12.2} {:>7.2}",
+                "{:<6} {:<8} {:<7} {:>9} {:>11.2} {:>12.2} {:>7.2} {:>10.2} {:>8.2}",
                 case.dtype,
                 if case.gap == 0 { "dense" } else { "strided" },
                 r.op,
                 r.bytes,
                 r.model_gbps,
                 r.memcpy_gbps,
-                r.model_gbps / r.memcpy_gbps
+                r.model_gbps / r.memcpy_gbps,
+                r.rows_gbps,
+                r.model_gbps / r.rows_gbps
             );
         }
     }
     println!(
         "(best of >= 5 runs; 256x256 tiles moved by real BSTART/B.DIM/B.IOR/B.IOT/BSTOP words, \
-         access log off; memcpy of the same bytes in the same run; strided = rows 64 bytes apart beyond the dense width)"
+         access log off; memcpy of the same bytes in the same run; strided = rows 64 bytes apart beyond the dense width; \
+         rows = the host copying the same rows one `copy_from_slice` each between cache-line aligned buffers, \
+         the best a native strided copy does)"
+    );
+    let (l, st) = bench::bundle_cost().map_err(Failure)?;
+    println!(
+        "fixed cost of one bundle (a one-element U8 tile): TLOAD {:.0} ns (7 words), TSTORE {:.0} ns (4 words)",
+        l * 1e9,
+        st * 1e9
     );
     bench_avs_suite();
     let secs = bench::carrier_128k().map_err(Failure)?;
@@ -272,6 +290,8 @@ pub mod bench {
         pub bytes: u64,
         pub model_gbps: f64,
         pub memcpy_gbps: f64,
+        /// The same rows copied by the host one row at a time.
+        pub rows_gbps: f64,
     }
 
     const ROWS: u64 = 256;
@@ -403,6 +423,62 @@ pub mod bench {
         Ok(best)
     }
 
+    /// Best of `runs` times of the host copying the case's 256 rows (`stride` apart)
+    /// into a dense buffer, one `copy_from_slice` per row, both buffers
+    /// starting on a cache line as the model's tile payloads and GM pages do.
+    fn rows_copy_secs(c: &Case, runs: u32) -> f64 {
+        let row = (COLS * c.bits).div_ceil(8) as usize;
+        let stride = row + c.gap as usize;
+        let mut sv = vec![0x33u8; ROWS as usize * stride + 64];
+        let mut dv = vec![0u8; ROWS as usize * row + 64];
+        let so = sv.as_ptr().align_offset(64).min(63);
+        let d0 = dv.as_ptr().align_offset(64).min(63);
+        let src = &mut sv[so..];
+        let dst = &mut dv[d0..];
+        let mut best = f64::MAX;
+        for _ in 0..runs {
+            let t = Instant::now();
+            for r in 0..ROWS as usize {
+                dst[r * row..r * row + row]
+                    .copy_from_slice(std::hint::black_box(&src[r * stride..r * stride + row]));
+            }
+            std::hint::black_box(&mut *dst);
+            best = best.min(t.elapsed().as_secs_f64());
+            src[0] = src[0].wrapping_add(1);
+        }
+        best
+    }
+
+    /// Best wall time of a one-element U8 TLOAD bundle and of the TSTORE
+    /// bundle of that tile (the per-bundle cost every transfer pays).
+    pub fn bundle_cost() -> Result<(f64, f64), String> {
+        let mut m = Machine::new(1 << 20);
+        m.set_access_logging(false);
+        m.write_pe_gpr(0, 2, 0x100);
+        m.write_pe_gpr(0, 3, 1);
+        let load = asm(
+            "BSTART.TLOAD U8; B.DIM LB0, 1; B.DIM LB1, 1; B.DIM LB2, 1; B.IOR a0, a1; B.IOT mask=1000, last, ->T<1>; BSTOP",
+        )?;
+        let (mut bl, mut bs) = (f64::MAX, f64::MAX);
+        for _ in 0..2000 {
+            let t = Instant::now();
+            run_words(&mut m, &load)?;
+            bl = bl.min(t.elapsed().as_secs_f64());
+            let tile = m
+                .bundle_destination_tile(0)
+                .ok_or("bench TLOAD published no destination")?;
+            let store = asm(&format!(
+                "BSTART.TSTORE U8; B.IOR a0, a1; B.IOT {}, mask=1000, last; BSTOP",
+                tile_name(tile)
+            ))?;
+            let t = Instant::now();
+            run_words(&mut m, &store)?;
+            bs = bs.min(t.elapsed().as_secs_f64());
+            m.release_tile(tile);
+        }
+        Ok((bl, bs))
+    }
+
     /// Model GB/s for TLOAD and TSTORE of one case, with memcpy of the same
     /// number of bytes measured in the same run.
     pub fn measure(c: &Case) -> Result<Vec<Row>, String> {
@@ -453,17 +529,22 @@ pub mod bench {
         // can do on a shared machine), memcpy interleaved with the model runs
         // so both see the same machine load.
         let (mut best_l, mut best_s, mut best_copy) = (f64::MAX, f64::MAX, f64::MAX);
+        let mut best_rows = f64::MAX;
         let (mut spent, mut n) = (0.0, 0u32);
         while spent < 0.3 || n < 5 {
             let (a, b) = once(&mut m, c)?;
             best_l = best_l.min(a);
             best_s = best_s.min(b);
             best_copy = best_copy.min(copy_batch());
+            best_rows = best_rows.min(rows_copy_secs(c, 8));
             spent += a + b;
             n += 1;
         }
         for _ in 0..20 {
             best_copy = best_copy.min(copy_batch());
+        }
+        for _ in 0..5 {
+            best_rows = best_rows.min(rows_copy_secs(c, 40));
         }
         let gbps = |secs: f64| bytes as f64 / secs / 1e9;
         let memcpy = gbps(best_copy);
@@ -474,12 +555,14 @@ pub mod bench {
                 bytes,
                 model_gbps: gbps(tl),
                 memcpy_gbps: memcpy,
+                rows_gbps: gbps(best_rows),
             },
             Row {
                 op: "TSTORE",
                 bytes,
                 model_gbps: gbps(ts),
                 memcpy_gbps: memcpy,
+                rows_gbps: gbps(best_rows),
             },
         ])
     }
