@@ -8,7 +8,7 @@
 //! decoded copy went stale (see `Memory::take_dirty_code`).
 
 use crate::exec::fast::{end_of_page, translate, Uop};
-use crate::jit::{Compiled, Jit, JitStats, RegionFn, Request};
+use crate::jit::{Compiled, Jit, JitStats, Links, RegionFn, Request};
 use crate::memory::{MemFault, Memory, PAGE_SHIFT, PAGE_SIZE};
 use alpha_isa::Insn;
 use std::cell::Cell;
@@ -52,6 +52,8 @@ pub struct ICache {
     epochs: Vec<u64>,
     next_epoch: u64,
     jit: Jit,
+    /// Compiled regions by entry pc, for linking (see [`Links`]).
+    links: Links,
     /// Arrivals before compiling (0: the compiling tier is off).
     jit_threshold: u32,
     free: Vec<usize>,
@@ -79,6 +81,7 @@ impl Clone for ICache {
                 j.set_background(self.jit.background());
                 j
             },
+            links: Links::default(),
             jit_threshold: self.jit_threshold,
             free: self.free.clone(),
             map: self.map.clone(),
@@ -104,6 +107,7 @@ impl ICache {
             epochs: Vec::new(),
             next_epoch: 0,
             jit: Jit::new(),
+            links: Links::default(),
             jit_threshold: DEFAULT_JIT_THRESHOLD,
             free: Vec::new(),
             map: HashMap::new(),
@@ -151,8 +155,27 @@ impl ICache {
 
     /// Count one run of compiled code (see [`Jit::note`]).
     #[inline(always)]
-    pub fn jit_note(&mut self, insns: u64, why: crate::jit::Exit) {
-        self.jit.note(insns, why);
+    pub fn jit_note(&mut self, insns: u64, links: u64, why: crate::jit::Exit) {
+        self.jit.note(insns, links, why);
+    }
+
+    /// The link table compiled code goes on through (see [`Links`]).
+    #[inline(always)]
+    pub fn links(&self) -> &Links {
+        &self.links
+    }
+
+    /// Enter region `f`, compiled from the current code at `pc`, in the
+    /// link table.
+    #[inline(always)]
+    pub fn link(&mut self, pc: u64, f: RegionFn) {
+        self.links.set(pc, f);
+    }
+
+    /// Empty the link table: decoded code or compiled code was dropped.
+    fn unlink_all(&mut self) {
+        self.links.clear();
+        self.jit.stats.link_flushes += 1;
     }
 
     /// The head states of decoded block `index`.
@@ -173,6 +196,7 @@ impl ICache {
     pub fn compile(&mut self, index: usize, idx: usize, base: u64, bwx: bool) -> Option<RegionFn> {
         if self.jit.wants_reset() {
             self.jit.reset();
+            self.unlink_all();
             for h in self.heads.iter().flat_map(|h| h.iter()) {
                 h.set(0);
             }
@@ -255,6 +279,7 @@ impl ICache {
 
     /// Drop every block (`IMB`).
     pub fn clear(&mut self) {
+        self.unlink_all();
         for (_, i) in self.map.drain() {
             self.free.push(i);
         }
@@ -271,6 +296,7 @@ impl ICache {
 
     #[cold]
     fn sync_slow(&mut self, mem: &mut Memory) {
+        self.unlink_all();
         for pn in mem.take_dirty_code() {
             if let Some(i) = self.map.remove(&pn) {
                 self.free.push(i);

@@ -273,10 +273,10 @@ fn jit_compiles_straight_line_code_and_calls() {
     assert!(s.regions >= 2, "{s:?}");
     // Almost everything ran compiled: 1 + 200 * 7 + 1 instructions.
     assert!(s.retired >= 200 * 7 - 20, "{s:?}");
-    assert!(
-        s.exits[alpha_emu::jit::Exit::Indirect as usize] >= 190,
-        "{s:?}"
-    );
+    // Each return goes straight on to the region at the return point
+    // through the link table: the run loop sees almost none of them.
+    assert!(s.links >= 190, "{s:?}");
+    assert!(s.entries <= 10, "{s:?}");
 }
 
 /// A counting loop; the budget is honoured to the instruction when it runs

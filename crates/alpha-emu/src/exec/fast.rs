@@ -533,8 +533,9 @@ fn run_loop<const TR: bool, const SP: bool>(
                 // SAFETY: `f` was compiled from the block just synced, and
                 // `cpu.r[31]` is zero.
                 let before = left;
-                let (next, why) = unsafe { jit::enter(f, cpu, mem, &mut left) };
-                ic.jit_note(before - left, why);
+                ic.link(pc, f);
+                let (next, why, links) = unsafe { jit::enter(f, ic.links(), cpu, mem, &mut left) };
+                ic.jit_note(before - left, links, why);
                 pc = next;
                 // After a branch out of the region its target is an
                 // arrival like any other (and may be compiled: enter it
