@@ -62,6 +62,9 @@ pub struct ICache {
     seen_gen: u64,
     /// Pages decoded so far (a measure of decode work).
     pub decoded_pages: u64,
+    /// Run CALL_PAL `rduniq` in line (both tiers) instead of raising its
+    /// event (see [`ICache::set_inline_rduniq`]).
+    inline_uniq: bool,
     /// Use specialised micro-ops (false: every instruction goes through
     /// the reference `exec::execute`; for differential tests).
     fast: bool,
@@ -88,6 +91,7 @@ impl Clone for ICache {
             front: self.front,
             seen_gen: self.seen_gen,
             decoded_pages: self.decoded_pages,
+            inline_uniq: self.inline_uniq,
             fast: self.fast,
         }
     }
@@ -114,6 +118,7 @@ impl ICache {
             front: [(u64::MAX, 0); FRONT],
             seen_gen: u64::MAX,
             decoded_pages: 0,
+            inline_uniq: false,
             fast: true,
         }
     }
@@ -136,6 +141,21 @@ impl ICache {
     /// (tests that must know when code is compiled).
     pub fn set_jit_background(&mut self, on: bool) {
         self.jit.set_background(on);
+    }
+
+    /// Run CALL_PAL `rduniq` in line, in the interpreter and in compiled
+    /// code alike: `v0` gets `cpu.uniq` and the CPU's reservation is
+    /// cleared (entering PALcode), and no [`crate::Event::CallPal`] is
+    /// raised. For environments whose PALcode defines `rduniq` so (OSF/1
+    /// and Linux); off by default, so the event stays visible.
+    pub fn set_inline_rduniq(&mut self, on: bool) {
+        self.inline_uniq = on;
+    }
+
+    /// Is CALL_PAL `rduniq` run in line?
+    #[inline(always)]
+    pub fn inline_rduniq(&self) -> bool {
+        self.inline_uniq
     }
 
     /// Arrivals before compiling; 0 when the compiling tier is off.
@@ -207,7 +227,11 @@ impl ICache {
             idx,
         };
         let head = &self.heads[index][idx];
-        match self.jit.compile(req, &self.blocks[index][..], base, bwx) {
+        let cfg = crate::jit::Cfg {
+            bwx,
+            uniq: self.inline_uniq,
+        };
+        match self.jit.compile(req, &self.blocks[index][..], base, cfg) {
             Compiled::Ready(n) => {
                 head.set(COMPILED + n);
                 Some(self.jit.region(n))

@@ -483,6 +483,7 @@ fn run_loop<const TR: bool, const SP: bool>(
     // Arrivals before a region is compiled; 0: interpret only (always
     // while tracing, which compiled code does not report).
     let thr = if TR || SP { 0 } else { ic.jit_threshold() };
+    let uniq = ic.inline_rduniq();
     // With `SP`: set once the first instruction has been looked at; from
     // then on a scheduling point stops the loop before it executes.
     let mut armed = false;
@@ -925,6 +926,11 @@ fn run_loop<const TR: bool, const SP: bool>(
                     left += 1;
                     pc = base.wrapping_add(PAGE_SIZE);
                     continue 'outer;
+                }
+                K::Generic if uniq && crate::jit::region::is_rduniq(u) => {
+                    crate::jit::emit::rduniq(cpu, mem);
+                    idx += 1;
+                    arrive!();
                 }
                 K::Generic => {
                     let here = at!(idx);

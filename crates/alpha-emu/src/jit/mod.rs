@@ -54,7 +54,7 @@ use emit::{Backend, Code};
 use region::Region;
 use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
 
-pub use region::MAX_REGION;
+pub use region::{Cfg, MAX_REGION, PAL_RDUNIQ};
 
 /// Compiled code kept before the whole code cache is dropped and rebuilt.
 const MAX_CODE_BYTES: usize = 64 << 20;
@@ -338,10 +338,9 @@ impl Jit {
     }
 
     /// Compile the region entered at instruction `req.idx` of the decoded
-    /// page `uops` (page base address `base`); `bwx`: the CPU implements
-    /// BWX.
-    pub fn compile(&mut self, req: Request, uops: &[Uop], base: u64, bwx: bool) -> Compiled {
-        let Some(region) = Region::scan(uops, base, req.idx, bwx) else {
+    /// page `uops` (page base address `base`), for `cfg`.
+    pub fn compile(&mut self, req: Request, uops: &[Uop], base: u64, cfg: Cfg) -> Compiled {
+        let Some(region) = Region::scan(uops, base, req.idx, cfg) else {
             return Compiled::Nothing;
         };
         if self.background {
