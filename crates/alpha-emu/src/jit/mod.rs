@@ -21,11 +21,16 @@
 //! instructions, nearest first. Branches inside a region are host jumps, so
 //! a loop runs without leaving compiled code; everything else exits.
 //!
-//! **Chaining.** Every exit says why it left ([`Exit`]). After a control
-//! transfer (a branch out of the region, JMP/JSR/RET) the run loop treats
-//! the target as an arrival and, when a region starts there, enters it at
-//! once; every other exit stops at an instruction the interpreter executes
-//! first.
+//! **Linking.** Every exit says why it left ([`Exit`]). After a control
+//! transfer (a branch out of the region, JMP/JSR/RET, falling off the page
+//! end) [`enter`] looks the target up in the [`Links`] table and, when a
+//! region starts there, calls it at once without returning to the run
+//! loop; otherwise the run loop treats the target as an arrival and enters
+//! (or counts, or compiles) the region there. Every other exit stops at an
+//! instruction the interpreter executes first. The table holds only
+//! regions of the current code: it is emptied whenever decoded pages or
+//! compiled code are dropped, and compiled code never changes code without
+//! leaving ([`Exit::Code`]).
 //!
 //! **Code** ([`emit`]). Guest registers live in Cranelift variables (host
 //! registers) and every write is also stored to the register file at once,
