@@ -8,7 +8,7 @@
 //! decoded copy went stale (see `Memory::take_dirty_code`).
 
 use crate::exec::fast::{end_of_page, translate, Uop};
-use crate::jit::{Compiled, Jit, JitStats, RegionFn, Request};
+use crate::jit::{Compiled, Jit, JitStats, Links, RegionFn, Request};
 use crate::memory::{MemFault, Memory, PAGE_SHIFT, PAGE_SIZE};
 use alpha_isa::Insn;
 use std::cell::Cell;
@@ -52,6 +52,8 @@ pub struct ICache {
     epochs: Vec<u64>,
     next_epoch: u64,
     jit: Jit,
+    /// Compiled regions by entry pc, for linking (see [`Links`]).
+    links: Links,
     /// Arrivals before compiling (0: the compiling tier is off).
     jit_threshold: u32,
     free: Vec<usize>,
@@ -60,6 +62,9 @@ pub struct ICache {
     seen_gen: u64,
     /// Pages decoded so far (a measure of decode work).
     pub decoded_pages: u64,
+    /// Run CALL_PAL `rduniq` in line (both tiers) instead of raising its
+    /// event (see [`ICache::set_inline_rduniq`]).
+    inline_uniq: bool,
     /// Use specialised micro-ops (false: every instruction goes through
     /// the reference `exec::execute`; for differential tests).
     fast: bool,
@@ -79,12 +84,14 @@ impl Clone for ICache {
                 j.set_background(self.jit.background());
                 j
             },
+            links: Links::default(),
             jit_threshold: self.jit_threshold,
             free: self.free.clone(),
             map: self.map.clone(),
             front: self.front,
             seen_gen: self.seen_gen,
             decoded_pages: self.decoded_pages,
+            inline_uniq: self.inline_uniq,
             fast: self.fast,
         }
     }
@@ -104,12 +111,14 @@ impl ICache {
             epochs: Vec::new(),
             next_epoch: 0,
             jit: Jit::new(),
+            links: Links::default(),
             jit_threshold: DEFAULT_JIT_THRESHOLD,
             free: Vec::new(),
             map: HashMap::new(),
             front: [(u64::MAX, 0); FRONT],
             seen_gen: u64::MAX,
             decoded_pages: 0,
+            inline_uniq: false,
             fast: true,
         }
     }
@@ -134,6 +143,21 @@ impl ICache {
         self.jit.set_background(on);
     }
 
+    /// Run CALL_PAL `rduniq` in line, in the interpreter and in compiled
+    /// code alike: `v0` gets `cpu.uniq` and the CPU's reservation is
+    /// cleared (entering PALcode), and no [`crate::Event::CallPal`] is
+    /// raised. For environments whose PALcode defines `rduniq` so (OSF/1
+    /// and Linux); off by default, so the event stays visible.
+    pub fn set_inline_rduniq(&mut self, on: bool) {
+        self.inline_uniq = on;
+    }
+
+    /// Is CALL_PAL `rduniq` run in line?
+    #[inline(always)]
+    pub fn inline_rduniq(&self) -> bool {
+        self.inline_uniq
+    }
+
     /// Arrivals before compiling; 0 when the compiling tier is off.
     #[inline(always)]
     pub fn jit_threshold(&self) -> u32 {
@@ -151,8 +175,27 @@ impl ICache {
 
     /// Count one run of compiled code (see [`Jit::note`]).
     #[inline(always)]
-    pub fn jit_note(&mut self, insns: u64, why: crate::jit::Exit) {
-        self.jit.note(insns, why);
+    pub fn jit_note(&mut self, insns: u64, links: u64, why: crate::jit::Exit) {
+        self.jit.note(insns, links, why);
+    }
+
+    /// The link table compiled code goes on through (see [`Links`]).
+    #[inline(always)]
+    pub fn links(&self) -> &Links {
+        &self.links
+    }
+
+    /// Enter region `f`, compiled from the current code at `pc`, in the
+    /// link table.
+    #[inline(always)]
+    pub fn link(&mut self, pc: u64, f: RegionFn) {
+        self.links.set(pc, f);
+    }
+
+    /// Empty the link table: decoded code or compiled code was dropped.
+    fn unlink_all(&mut self) {
+        self.links.clear();
+        self.jit.stats.link_flushes += 1;
     }
 
     /// The head states of decoded block `index`.
@@ -173,6 +216,7 @@ impl ICache {
     pub fn compile(&mut self, index: usize, idx: usize, base: u64, bwx: bool) -> Option<RegionFn> {
         if self.jit.wants_reset() {
             self.jit.reset();
+            self.unlink_all();
             for h in self.heads.iter().flat_map(|h| h.iter()) {
                 h.set(0);
             }
@@ -183,7 +227,11 @@ impl ICache {
             idx,
         };
         let head = &self.heads[index][idx];
-        match self.jit.compile(req, &self.blocks[index][..], base, bwx) {
+        let cfg = crate::jit::Cfg {
+            bwx,
+            uniq: self.inline_uniq,
+        };
+        match self.jit.compile(req, &self.blocks[index][..], base, cfg) {
             Compiled::Ready(n) => {
                 head.set(COMPILED + n);
                 Some(self.jit.region(n))
@@ -255,6 +303,7 @@ impl ICache {
 
     /// Drop every block (`IMB`).
     pub fn clear(&mut self) {
+        self.unlink_all();
         for (_, i) in self.map.drain() {
             self.free.push(i);
         }
@@ -271,6 +320,7 @@ impl ICache {
 
     #[cold]
     fn sync_slow(&mut self, mem: &mut Memory) {
+        self.unlink_all();
         for pn in mem.take_dirty_code() {
             if let Some(i) = self.map.remove(&pn) {
                 self.free.push(i);

@@ -78,6 +78,12 @@ impl Machine {
         self.icache.set_jit(threshold);
     }
 
+    /// Run CALL_PAL `rduniq` in line instead of raising its event (see
+    /// [`ICache::set_inline_rduniq`]).
+    pub fn set_inline_rduniq(&mut self, on: bool) {
+        self.icache.set_inline_rduniq(on);
+    }
+
     /// Compile in a background thread (default) or at once (`false`).
     pub fn set_jit_background(&mut self, on: bool) {
         self.icache.set_jit_background(on);

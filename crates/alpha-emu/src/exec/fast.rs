@@ -488,6 +488,7 @@ fn run_loop<const TR: bool, const SP: bool>(
     // Arrivals before a region is compiled; 0: interpret only (always
     // while tracing, which compiled code does not report).
     let thr = if TR || SP { 0 } else { ic.jit_threshold() };
+    let uniq = ic.inline_rduniq();
     // With `SP`: set once the first instruction has been looked at; from
     // then on a scheduling point stops the loop before it executes.
     let mut armed = false;
@@ -538,8 +539,9 @@ fn run_loop<const TR: bool, const SP: bool>(
                 // SAFETY: `f` was compiled from the block just synced, and
                 // `cpu.r[31]` is zero.
                 let before = left;
-                let (next, why) = unsafe { jit::enter(f, cpu, mem, &mut left) };
-                ic.jit_note(before - left, why);
+                ic.link(pc, f);
+                let (next, why, links) = unsafe { jit::enter(f, ic.links(), cpu, mem, &mut left) };
+                ic.jit_note(before - left, links, why);
                 pc = next;
                 // After a branch out of the region its target is an
                 // arrival like any other (and may be compiled: enter it
@@ -932,6 +934,11 @@ fn run_loop<const TR: bool, const SP: bool>(
                     left += 1;
                     pc = base.wrapping_add(PAGE_SIZE);
                     continue 'outer;
+                }
+                K::Generic if uniq && crate::jit::region::is_rduniq(u) => {
+                    crate::jit::emit::rduniq(cpu, mem);
+                    idx += 1;
+                    arrive!();
                 }
                 K::Generic => {
                     let here = at!(idx);

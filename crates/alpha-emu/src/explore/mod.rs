@@ -167,6 +167,7 @@ impl Settings {
         o.deterministic = true;
         o.jit = None;
         o.jit_stats = false;
+        o.inline_rduniq = false;
         o.strace = false;
         o.max_insns = None;
         o

@@ -186,6 +186,12 @@ unsafe extern "C" fn generic(ctx: *mut JitCtx, insn: *const Insn, pc: u64) -> u6
     let cpu = &mut *ctx.cpu;
     let mem = &mut *ctx.mem;
     let insn = *insn;
+    if insn.op == alpha_isa::Op::CallPal {
+        // `rduniq` (the only CALL_PAL compiled): what the run loop does for
+        // it, entering PALcode included (which clears the lock flag).
+        rduniq(cpu, mem);
+        return ST_OK;
+    }
     let rc = (insn.rc & 31) as usize;
     let (f, fpcr, r) = (cpu.f, cpu.fpcr, cpu.r[rc]);
     let gen = mem.code_generation();
@@ -209,6 +215,13 @@ unsafe extern "C" fn generic(ctx: *mut JitCtx, insn: *const Insn, pc: u64) -> u6
     } else {
         ST_OK
     }
+}
+
+/// CALL_PAL `rduniq` run in line: `v0` gets the unique value, and entering
+/// PALcode clears the CPU's lock flag, as the system-call path does.
+pub fn rduniq(cpu: &mut crate::cpu::Cpu, mem: &mut crate::memory::Memory) {
+    cpu.r[0] = cpu.uniq;
+    mem.clear_reservation(cpu.id);
 }
 
 /// Is the floating-point branch `insn` taken? (The interpreter's test.)
@@ -420,7 +433,7 @@ impl<'a> Emitter<'a> {
         loop {
             let u = self.uops[i];
             let here = i - start;
-            match shape(&u, self.region.bwx) {
+            match shape(&u, self.region.cfg) {
                 Shape::Interpret => {
                     self.leave(self.pc(i), 0, Exit::Interpret);
                     return;
@@ -441,7 +454,10 @@ impl<'a> Emitter<'a> {
                             let next = self.blocks[i].unwrap();
                             self.b.ins().jump(next, &[]);
                         } else {
-                            let why = if shape(&self.uops[i], self.region.bwx) == Shape::Interpret {
+                            // Falling off the page end is entering the next page.
+                            let why = if self.uops[i].kind != K::EndOfPage
+                                && shape(&self.uops[i], self.region.cfg) == Shape::Interpret
+                            {
                                 Exit::Interpret
                             } else {
                                 Exit::Branch

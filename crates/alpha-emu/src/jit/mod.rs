@@ -21,11 +21,16 @@
 //! instructions, nearest first. Branches inside a region are host jumps, so
 //! a loop runs without leaving compiled code; everything else exits.
 //!
-//! **Chaining.** Every exit says why it left ([`Exit`]). After a control
-//! transfer (a branch out of the region, JMP/JSR/RET) the run loop treats
-//! the target as an arrival and, when a region starts there, enters it at
-//! once; every other exit stops at an instruction the interpreter executes
-//! first.
+//! **Linking.** Every exit says why it left ([`Exit`]). After a control
+//! transfer (a branch out of the region, JMP/JSR/RET, falling off the page
+//! end) [`enter`] looks the target up in the [`Links`] table and, when a
+//! region starts there, calls it at once without returning to the run
+//! loop; otherwise the run loop treats the target as an arrival and enters
+//! (or counts, or compiles) the region there. Every other exit stops at an
+//! instruction the interpreter executes first. The table holds only
+//! regions of the current code: it is emptied whenever decoded pages or
+//! compiled code are dropped, and compiled code never changes code without
+//! leaving ([`Exit::Code`]).
 //!
 //! **Code** ([`emit`]). Guest registers live in Cranelift variables (host
 //! registers) and every write is also stored to the register file at once,
@@ -54,7 +59,7 @@ use emit::{Backend, Code};
 use region::Region;
 use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
 
-pub use region::MAX_REGION;
+pub use region::{Cfg, MAX_REGION, PAL_RDUNIQ};
 
 /// Compiled code kept before the whole code cache is dropped and rebuilt.
 const MAX_CODE_BYTES: usize = 64 << 20;
@@ -159,6 +164,12 @@ pub struct JitStats {
     pub retired: u64,
     /// Returns from compiled code, by [`Exit`] reason.
     pub exits: [u64; 6],
+    /// Branches and jumps out of a region that went straight on into the
+    /// next compiled region through the [`Links`] table (no return to
+    /// the run loop).
+    pub links: u64,
+    /// Times the [`Links`] table was emptied (code dropped).
+    pub link_flushes: u64,
     /// Wall time from request to installation, summed and the largest
     /// (background compiling: how late code arrives).
     pub wait_ns: u64,
@@ -178,8 +189,8 @@ impl JitStats {
         format!(
             "jit: {} regions compiled ({} guest instructions, {} KiB of host code, {:.1} ms compiling, {:.1} µs per guest instruction); \
              {} of {} guest instructions retired compiled ({:.1}%); \
-             {} entries ({:.1} instructions each), exits: {exits}; \
-             code arrived {:.2} ms after asked on average (at most {:.1} ms); {} cache resets",
+             {} entries ({:.1} instructions each), {} links taken ({:.1} instructions per region run), exits: {exits}; \
+             code arrived {:.2} ms after asked on average (at most {:.1} ms); {} cache resets, {} link-table flushes",
             self.regions,
             self.insns,
             self.code_bytes.div_ceil(1024),
@@ -190,9 +201,12 @@ impl JitStats {
             pct(self.retired),
             self.entries,
             self.retired as f64 / self.entries.max(1) as f64,
+            self.links,
+            self.retired as f64 / (self.entries + self.links).max(1) as f64,
             self.wait_ns as f64 / 1e6 / self.regions.max(1) as f64,
             self.max_wait_ns as f64 / 1e6,
             self.resets,
+            self.link_flushes,
         )
     }
 }
@@ -329,10 +343,9 @@ impl Jit {
     }
 
     /// Compile the region entered at instruction `req.idx` of the decoded
-    /// page `uops` (page base address `base`); `bwx`: the CPU implements
-    /// BWX.
-    pub fn compile(&mut self, req: Request, uops: &[Uop], base: u64, bwx: bool) -> Compiled {
-        let Some(region) = Region::scan(uops, base, req.idx, bwx) else {
+    /// page `uops` (page base address `base`), for `cfg`.
+    pub fn compile(&mut self, req: Request, uops: &[Uop], base: u64, cfg: Cfg) -> Compiled {
+        let Some(region) = Region::scan(uops, base, req.idx, cfg) else {
             return Compiled::Nothing;
         };
         if self.background {
@@ -381,10 +394,12 @@ impl Jit {
         Compiled::Pending
     }
 
-    /// Count one run of compiled code: `insns` retired, left for `why`.
+    /// Count one run of compiled code: `insns` retired, `links` links
+    /// taken, left for `why`.
     #[inline(always)]
-    pub fn note(&mut self, insns: u64, why: Exit) {
+    pub fn note(&mut self, insns: u64, links: u64, why: Exit) {
         self.stats.entries += 1;
+        self.stats.links += links;
         self.stats.retired += insns;
         self.stats.exits[why as usize] += 1;
     }
@@ -509,14 +524,83 @@ fn spawn_worker() -> Worker {
     Worker { jobs, done }
 }
 
-/// Run compiled region `f` for `cpu`: returns the next pc and why the
-/// region left, and updates `left`.
+/// Entries of the [`Links`] table.
+pub const LINKS: usize = 4096;
+
+/// The compiled regions a branch out of a region may go straight on to:
+/// direct-mapped by guest pc (`(pc >> 2) % LINKS`), tag `u64::MAX` when
+/// empty. The run loop enters an entry each time it enters a region from
+/// its head; [`enter`] consults it after every branch or jump out of a
+/// region and calls the next region itself.
+///
+/// **Invariant.** Every entry names a region compiled from the decoded
+/// code that is current: the owner (the instruction cache) empties the
+/// table whenever it drops any decoded page or compiled code, and compiled
+/// code cannot change code without leaving for the run loop
+/// ([`Exit::Code`]), which syncs before it enters anything again.
+pub struct Links {
+    pc: Box<[u64; LINKS]>,
+    f: Box<[Option<RegionFn>; LINKS]>,
+}
+
+impl Default for Links {
+    fn default() -> Self {
+        Links {
+            pc: Box::new([u64::MAX; LINKS]),
+            f: Box::new([None; LINKS]),
+        }
+    }
+}
+
+impl Links {
+    #[inline(always)]
+    fn slot(pc: u64) -> usize {
+        ((pc >> 2) as usize) & (LINKS - 1)
+    }
+
+    /// The region whose entry is guest address `pc`, if the table has it.
+    #[inline(always)]
+    pub fn get(&self, pc: u64) -> Option<RegionFn> {
+        let i = Self::slot(pc);
+        if self.pc[i] == pc {
+            self.f[i]
+        } else {
+            None
+        }
+    }
+
+    /// Remember that region `f` starts at `pc`.
+    #[inline(always)]
+    pub fn set(&mut self, pc: u64, f: RegionFn) {
+        let i = Self::slot(pc);
+        self.pc[i] = pc;
+        self.f[i] = Some(f);
+    }
+
+    /// Forget every entry.
+    pub fn clear(&mut self) {
+        self.pc.fill(u64::MAX);
+    }
+}
+
+/// Run compiled region `f` for `cpu`, and after each branch or jump out of
+/// it the region `links` has for the target, as long as there is one:
+/// returns the next pc, why the last region left and how many links were
+/// taken, and updates `left`. Each region checks the budget before every
+/// basic block itself, so the budget stays exact across links.
 ///
 /// # Safety
-/// `f` must be a region compiled from the current decoded code (the caller
-/// has synced the instruction cache), and `cpu.r[31]` must be zero.
+/// `f` and every region in `links` must be compiled from the current
+/// decoded code (the caller has synced the instruction cache), and
+/// `cpu.r[31]` must be zero.
 #[inline(never)]
-pub unsafe fn enter(f: RegionFn, cpu: &mut Cpu, mem: &mut Memory, left: &mut u64) -> (u64, Exit) {
+pub unsafe fn enter(
+    f: RegionFn,
+    links: &Links,
+    cpu: &mut Cpu,
+    mem: &mut Memory,
+    left: &mut u64,
+) -> (u64, Exit, u64) {
     let tlb = mem.jit_tlb();
     let agent = cpu.id;
     let mut ctx = JitCtx {
@@ -529,7 +613,21 @@ pub unsafe fn enter(f: RegionFn, cpu: &mut Cpu, mem: &mut Memory, left: &mut u64
         status: 0,
         exit: Exit::Interpret as u64,
     };
-    let pc = f(&mut ctx);
+    let mut f = f;
+    let mut taken = 0u64;
+    let pc = loop {
+        let pc = f(&mut ctx);
+        if ctx.exit > Exit::Indirect as u64 || ctx.left == 0 {
+            break pc;
+        }
+        match links.get(pc) {
+            Some(next) => {
+                f = next;
+                taken += 1;
+            }
+            None => break pc,
+        }
+    };
     *left = ctx.left;
-    (pc, Exit::from_u64(ctx.exit))
+    (pc, Exit::from_u64(ctx.exit), taken)
 }

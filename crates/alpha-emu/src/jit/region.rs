@@ -30,8 +30,26 @@ pub(crate) enum Shape {
     Interpret,
 }
 
-pub(crate) fn shape(u: &Uop, bwx: bool) -> Shape {
+/// What the code is compiled for: the CPU has BWX; CALL_PAL `rduniq`
+/// reads the unique value in line (see [`crate::icache::ICache::set_inline_rduniq`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cfg {
+    pub bwx: bool,
+    pub uniq: bool,
+}
+
+/// The PALcode function of `rduniq` (OSF/1 and Linux PALcode alike).
+pub const PAL_RDUNIQ: u32 = 0x9e;
+
+/// Is `u` CALL_PAL `rduniq`?
+pub(crate) fn is_rduniq(u: &Uop) -> bool {
+    u.kind == K::Generic && u.insn.op == Op::CallPal && u.insn.func == PAL_RDUNIQ
+}
+
+pub(crate) fn shape(u: &Uop, cfg: Cfg) -> Shape {
+    let bwx = cfg.bwx;
     match u.kind {
+        K::Generic if cfg.uniq && is_rduniq(u) => Shape::Helper,
         K::Generic if is_fbranch(u.insn.op) => Shape::FCond,
         K::Generic if is_hint(u.insn.op) => Shape::Straight,
         K::Generic if helper_writes(u.insn.op).is_some() => Shape::Helper,
@@ -114,6 +132,9 @@ pub(crate) fn branch_target(u: &Uop, base: u64, i: usize) -> u64 {
 
 /// The register a compiled micro-op writes, if any.
 pub(crate) fn dest(u: &Uop) -> Option<usize> {
+    if is_rduniq(u) {
+        return Some(0);
+    }
     if u.kind == K::Generic {
         let rc = u.insn.rc & 31;
         return (helper_writes(u.insn.op) == Some(true) && rc != 31).then_some(rc as usize);
@@ -135,7 +156,7 @@ pub(crate) struct Region {
     pub(crate) count: usize,
     pub(crate) used: [bool; 32],
     pub(crate) written: [bool; 32],
-    pub(crate) bwx: bool,
+    pub(crate) cfg: Cfg,
 }
 
 impl Region {
@@ -144,9 +165,9 @@ impl Region {
     /// same page is compiled in line), breadth first, so the nearest code
     /// comes first when [`MAX_REGION`] cuts it off; instructions without a
     /// compiled form, indirect jumps and the page end stop it.
-    pub(crate) fn scan(uops: &[Uop], base: u64, entry: usize, bwx: bool) -> Option<Region> {
+    pub(crate) fn scan(uops: &[Uop], base: u64, entry: usize, cfg: Cfg) -> Option<Region> {
         let n = uops.len() - 1; // the last is the end-of-page sentinel
-        if entry >= n || shape(&uops[entry], bwx) == Shape::Interpret {
+        if entry >= n || shape(&uops[entry], cfg) == Shape::Interpret {
             return None;
         }
         let inside = |t: Option<usize>| t.filter(|&t| t < n);
@@ -157,7 +178,7 @@ impl Region {
             count: 1,
             used: [false; 32],
             written: [false; 32],
-            bwx,
+            cfg,
         };
         r.reached[entry] = true;
         let mut work = std::collections::VecDeque::from([entry]);
@@ -165,14 +186,14 @@ impl Region {
             let u = &uops[i];
             let t = inside(in_page_index(base, branch_target(u, base, i)));
             let next = inside(Some(i + 1));
-            let succ = match shape(u, bwx) {
+            let succ = match shape(u, cfg) {
                 Shape::Straight | Shape::Helper => [next, None],
                 Shape::Cond | Shape::FCond => [t, next],
                 Shape::Direct => [t, None],
                 Shape::Indirect | Shape::Interpret => [None, None],
             };
             for s in succ.into_iter().flatten() {
-                if r.count < MAX_REGION && !r.reached[s] && shape(&uops[s], bwx) != Shape::Interpret
+                if r.count < MAX_REGION && !r.reached[s] && shape(&uops[s], cfg) != Shape::Interpret
                 {
                     r.reached[s] = true;
                     r.count += 1;
@@ -193,7 +214,7 @@ impl Region {
         }
         r.leader[entry] = true;
         for i in (0..n).filter(|&i| r.reached[i]) {
-            let s = shape(&uops[i], bwx);
+            let s = shape(&uops[i], cfg);
             if matches!(s, Shape::Cond | Shape::FCond | Shape::Direct) {
                 if let Some(t) = inside(in_page_index(base, branch_target(&uops[i], base, i))) {
                     r.leader[t] = true;
@@ -219,7 +240,7 @@ impl Region {
     pub(crate) fn block_len(&self, uops: &[Uop], start: usize) -> usize {
         let mut i = start;
         loop {
-            let s = shape(&uops[i], self.bwx);
+            let s = shape(&uops[i], self.cfg);
             if !self.reached[i] || s == Shape::Interpret {
                 return i - start;
             }

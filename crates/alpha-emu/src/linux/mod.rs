@@ -213,6 +213,9 @@ pub struct Options {
     pub jit: Option<u32>,
     /// Report what the compiling tier did when the guest ends.
     pub jit_stats: bool,
+    /// Run CALL_PAL `rduniq` in line instead of as an event (see
+    /// [`crate::icache::ICache::set_inline_rduniq`]); on by default.
+    pub inline_rduniq: bool,
     /// Reproducible run: a virtual clock driven by retired instructions and
     /// a fixed identity instead of the host's time, pid and uid
     /// (`alpha run --deterministic`; the explorer always sets it).
@@ -236,6 +239,7 @@ impl Options {
             quantum: None,
             jit: Some(crate::icache::DEFAULT_JIT_THRESHOLD),
             jit_stats: false,
+            inline_rduniq: true,
             deterministic: false,
             max_processes: None,
         }
@@ -505,6 +509,7 @@ impl Process {
     pub fn new(elf: &[u8], opts: &Options) -> Result<Process, String> {
         let mut machine = Machine::new(opts.model, 1, opts.lock_range);
         machine.set_jit(opts.jit);
+        machine.set_inline_rduniq(opts.inline_rduniq);
         if let Some(m) = opts.max_memory {
             machine.mem.set_limit(m);
         }
