@@ -179,13 +179,15 @@ impl Machine {
 
     /// GM address of every valid element of an indexed access, row-major,
     /// with its (row, column) and payload index in the data tile, after
-    /// probing each one. The first failing probe is raised (`_LastFault`
-    /// and its address) and returned.
+    /// probing each one. With a predicate tile `mask`, only the lanes whose
+    /// bit is set (the others are not probed). The first failing probe is
+    /// raised (`_LastFault` and its address) and returned.
     fn indexed_preflight(
         &mut self,
         data: u32,
         indices: u32,
         base: u64,
+        mask: Option<u32>,
     ) -> Result<Vec<(u64, u64, u64, usize)>, Fault> {
         let d = &self.tiles[data as usize];
         let it = &self.tiles[indices as usize];
@@ -194,6 +196,9 @@ impl Machine {
         let mut lanes = Vec::with_capacity((d.valid_rows * d.valid_columns) as usize);
         for r in 0..d.valid_rows {
             for c in 0..d.valid_columns {
+                if mask.is_some_and(|m| !self.read_tile_predicate_bit(m, r, c)) {
+                    continue;
+                }
                 let (Some(di), Some(ii)) = (d.element_index(r, c), it.element_index(r, c)) else {
                     return Err(Fault::TileLegality);
                 };
@@ -230,7 +235,7 @@ impl Machine {
             self.set_fault(Fault::TileLegality, None);
             return Err(Fault::TileLegality);
         }
-        let lanes = self.indexed_preflight(destination, indices, base)?;
+        let lanes = self.indexed_preflight(destination, indices, base, None)?;
         let pe = self.capture.unwrap_or(self.current_pe);
         let mut t = std::mem::take(&mut self.tiles[destination as usize]);
         let dt = t.data_type;
@@ -258,7 +263,7 @@ impl Machine {
             self.set_fault(Fault::TileLegality, None);
             return Err(Fault::TileLegality);
         }
-        let lanes = self.indexed_preflight(source, indices, base)?;
+        let lanes = self.indexed_preflight(source, indices, base, None)?;
         let pe = self.capture.unwrap_or(self.current_pe);
         let t = std::mem::take(&mut self.tiles[source as usize]);
         let dt = t.data_type;
@@ -455,43 +460,6 @@ impl Machine {
         })
     }
 
-    /// The lanes of [`Self::indexed_preflight`] whose predicate bit is set
-    /// (`mask = None`: every lane). Lanes with a clear bit are not probed.
-    fn masked_preflight(
-        &mut self,
-        data: u32,
-        indices: u32,
-        base: u64,
-        mask: Option<u32>,
-    ) -> Result<Vec<(u64, u64, u64, usize)>, Fault> {
-        let Some(mask) = mask else {
-            return self.indexed_preflight(data, indices, base);
-        };
-        let d = &self.tiles[data as usize];
-        let it = &self.tiles[indices as usize];
-        let bytes = d.data_type.element_bytes() as u64;
-        let mut lanes = Vec::new();
-        for r in 0..d.valid_rows {
-            for c in 0..d.valid_columns {
-                if !self.read_tile_predicate_bit(mask, r, c) {
-                    continue;
-                }
-                let (Some(di), Some(ii)) = (d.element_index(r, c), it.element_index(r, c)) else {
-                    return Err(Fault::TileLegality);
-                };
-                let a =
-                    tile_memory_byte_displacement_address(base, it.payload.get(ii), it.data_type)
-                        .ok_or(Fault::TileLegality)?;
-                if let Err(f) = self.probe(a, bytes) {
-                    self.set_fault(f, Some(a));
-                    return Err(f);
-                }
-                lanes.push((a, r, c, di));
-            }
-        }
-        Ok(lanes)
-    }
-
     /// `MGATHER_MASK(destination, base_address, indices, mask, pad_value)`
     /// (asl/tile/model/memory/gather-scatter.asl): MGATHER over the lanes
     /// whose predicate bit is set; every other physical element (masked-off
@@ -509,7 +477,7 @@ impl Machine {
             self.set_fault(Fault::TileLegality, None);
             return Err(Fault::TileLegality);
         }
-        let lanes = self.masked_preflight(destination, indices, base, Some(mask))?;
+        let lanes = self.indexed_preflight(destination, indices, base, Some(mask))?;
         self.gather_commit(destination, &lanes, pad);
         Ok(())
     }
@@ -548,7 +516,7 @@ impl Machine {
             self.set_fault(Fault::TileLegality, None);
             return Err(Fault::TileLegality);
         }
-        let lanes = self.masked_preflight(source, indices, base, Some(mask))?;
+        let lanes = self.indexed_preflight(source, indices, base, Some(mask))?;
         let pe = self.capture.unwrap_or(self.current_pe);
         let t = std::mem::take(&mut self.tiles[source as usize]);
         let dt = t.data_type;
@@ -584,7 +552,7 @@ impl Machine {
             self.set_fault(Fault::TileLegality, None);
             return Err(Fault::TileLegality);
         }
-        let lanes = self.indexed_preflight(destination, indices, base)?;
+        let lanes = self.indexed_preflight(destination, indices, base, None)?;
         let pe = self.capture.unwrap_or(self.current_pe);
         let mut t = std::mem::take(&mut self.tiles[destination as usize]);
         let dt = t.data_type;
