@@ -236,21 +236,7 @@ impl Machine {
             return Err(Fault::TileLegality);
         }
         let lanes = self.indexed_preflight(destination, indices, base, None)?;
-        let pe = self.capture.unwrap_or(self.current_pe);
-        let mut t = std::mem::take(&mut self.tiles[destination as usize]);
-        let dt = t.data_type;
-        let padv = tile_pad_value_for_data_type(pad, dt);
-        for i in 0..(t.rows * t.columns) as usize {
-            t.set_element(i, padv, true);
-        }
-        for &(a, r, c, di) in &lanes {
-            let v = self.load_unsigned(a, dt.element_bytes()).unwrap_or(0);
-            self.log(pe, a, dt, r, c, false, v);
-            t.set_element(di, decode_tile_memory_element_raw(v, dt, false), true);
-        }
-        t.contents_defined = true;
-        t.defined_valid = t.valid_rows * t.valid_columns;
-        self.tiles[destination as usize] = t;
+        self.gather_commit(destination, &lanes, pad);
         Ok(())
     }
 
@@ -264,16 +250,21 @@ impl Machine {
             return Err(Fault::TileLegality);
         }
         let lanes = self.indexed_preflight(source, indices, base, None)?;
+        self.scatter_commit(source, &lanes);
+        Ok(())
+    }
+
+    /// Stores each probed lane of `source` in row-major order and logs it.
+    fn scatter_commit(&mut self, source: u32, lanes: &[(u64, u64, u64, usize)]) {
         let pe = self.capture.unwrap_or(self.current_pe);
         let t = std::mem::take(&mut self.tiles[source as usize]);
         let dt = t.data_type;
-        for &(a, r, c, di) in &lanes {
+        for &(a, r, c, di) in lanes {
             let v = crate::tile::truncate(t.payload.get(di), dt.element_bits());
             let _ = self.store(a, dt.element_bytes(), v);
             self.log(pe, a, dt, r, c, true, v);
         }
         self.tiles[source as usize] = t;
-        Ok(())
     }
 
     /// Local `TMOV(destination, source)` (asl/tile/model/memory/shared-movement.asl):
@@ -517,15 +508,7 @@ impl Machine {
             return Err(Fault::TileLegality);
         }
         let lanes = self.indexed_preflight(source, indices, base, Some(mask))?;
-        let pe = self.capture.unwrap_or(self.current_pe);
-        let t = std::mem::take(&mut self.tiles[source as usize]);
-        let dt = t.data_type;
-        for &(a, r, c, di) in &lanes {
-            let v = crate::tile::truncate(t.payload.get(di), dt.element_bits());
-            let _ = self.store(a, dt.element_bytes(), v);
-            self.log(pe, a, dt, r, c, true, v);
-        }
-        self.tiles[source as usize] = t;
+        self.scatter_commit(source, &lanes);
         Ok(())
     }
 
