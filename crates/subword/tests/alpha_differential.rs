@@ -288,10 +288,13 @@ fn compile(gcc: &Path, prog: &Program, model: &str, link: Link, out: &Path) -> R
     }
 }
 
-/// Run `cmd` with a timeout, capturing stdout; stderr is discarded.
+/// Run `cmd` with a timeout, capturing stdout; stderr is discarded. The
+/// command leads its own process group and a timeout kills the whole group,
+/// so processes a guest forked cannot keep the output pipes open.
 fn run_capture(mut cmd: Command, timeout: Duration) -> Outcome {
-    use std::os::unix::process::ExitStatusExt;
-    cmd.stdin(Stdio::null())
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    cmd.process_group(0)
+        .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = match cmd.spawn() {
@@ -321,7 +324,9 @@ fn run_capture(mut cmd: Command, timeout: Duration) -> Outcome {
         match child.try_wait() {
             Ok(Some(st)) => break Some(st),
             Ok(None) if start.elapsed() > timeout => {
-                let _ = child.kill();
+                // SAFETY: kill has no memory preconditions; -pid names the
+                // process group the child leads.
+                unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
                 let _ = child.wait();
                 break None;
             }

@@ -80,30 +80,12 @@ fn qemu(model: &str, stat: bool) -> Option<Command> {
     Some(c)
 }
 
-/// Run with a one-minute watchdog: a hang fails the test instead of stalling it.
+/// Run `c` with no stdin under a one-minute watchdog that kills the whole
+/// process group (forked guests included): a hang fails the test.
 fn run(mut c: Command) -> Output {
-    let child = c
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let pid = child.id() as i32;
-    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let d = done.clone();
-    std::thread::spawn(move || {
-        for _ in 0..600 {
-            std::thread::sleep(std::time::Duration::from_millis(100));
-            if d.load(std::sync::atomic::Ordering::SeqCst) {
-                return;
-            }
-        }
-        // SAFETY: kill has no memory preconditions.
-        unsafe { libc::kill(pid, libc::SIGKILL) };
-    });
-    let o = child.wait_with_output().expect("wait");
-    done.store(true, std::sync::atomic::Ordering::SeqCst);
-    o
+    c.stdin(Stdio::null());
+    let what = format!("{c:?}");
+    testkit::watchdog::output(&what, c, testkit::watchdog::PROBE_LIMIT)
 }
 
 fn text(o: &Output) -> String {

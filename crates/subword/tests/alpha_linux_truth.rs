@@ -13,7 +13,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
 const MODELS: [&str; 2] = ["ev67", "ev4"];
@@ -112,24 +112,6 @@ fn output(mut c: Command) -> Output {
     c.stdin(Stdio::null()).output().expect("spawn")
 }
 
-/// Kill `child` if it is still running after a minute: a hang (the bug
-/// these rows guard against) then fails the test instead of stalling it.
-fn watchdog(child: &Child) -> std::sync::Arc<std::sync::atomic::AtomicBool> {
-    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let (d, pid) = (done.clone(), child.id() as i32);
-    std::thread::spawn(move || {
-        for _ in 0..600 {
-            std::thread::sleep(std::time::Duration::from_millis(100));
-            if d.load(std::sync::atomic::Ordering::SeqCst) {
-                return;
-            }
-        }
-        // SAFETY: kill has no memory preconditions.
-        unsafe { libc::kill(pid, libc::SIGKILL) };
-    });
-    done
-}
-
 #[test]
 fn write_to_dev_full_fails_with_enospc() {
     for (r, bin) in cases() {
@@ -177,20 +159,20 @@ fn write_to_closed_stdout_fails_with_ebadf() {
 /// then closes, as `| head -1` does.
 fn reader_leaves(r: &Runner, bin: &Path, probe: &str) -> Output {
     let mut c = command(r, &[], bin, probe);
-    let mut child = c
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let dog = watchdog(&child);
+    let (mut child, dog) = testkit::watchdog::spawn(
+        c.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+        testkit::watchdog::PROBE_LIMIT,
+    )
+    .expect("spawn");
     let mut out = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
     out.read_line(&mut line).unwrap();
     assert_eq!(line, "hello world\n", "{}", r.name);
     drop(out);
     let o = child.wait_with_output().unwrap();
-    dog.store(true, std::sync::atomic::Ordering::SeqCst);
+    drop(dog);
     o
 }
 
@@ -241,13 +223,14 @@ fn handled_sigpipe_runs_the_handler_then_the_write_fails_with_epipe() {
 #[test]
 fn short_write_to_a_full_nonblocking_pipe_is_short_and_loses_no_byte() {
     for (r, bin) in cases() {
-        let mut child = command(&r, &[], &bin, "short-write")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn");
-        let dog = watchdog(&child);
+        let (mut child, dog) = testkit::watchdog::spawn(
+            command(&r, &[], &bin, "short-write")
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped()),
+            testkit::watchdog::PROBE_LIMIT,
+        )
+        .expect("spawn");
         // Nobody drains stdout until the guest has written and exited.
         let mut err = String::new();
         child
@@ -259,7 +242,7 @@ fn short_write_to_a_full_nonblocking_pipe_is_short_and_loses_no_byte() {
         let mut out = Vec::new();
         child.stdout.take().unwrap().read_to_end(&mut out).unwrap();
         let st = child.wait().unwrap();
-        dog.store(true, std::sync::atomic::Ordering::SeqCst);
+        drop(dog);
         assert_eq!(status(&st), 0, "{}", r.name);
         let n: usize = err
             .strip_prefix("wrote ")
@@ -301,13 +284,14 @@ fn read_of_an_empty_pipe_waits_for_the_writer_thread() {
 #[test]
 fn a_thread_blocked_reading_stdin_does_not_stall_the_others() {
     for (r, bin) in cases() {
-        let mut child = command(&r, &[], &bin, "stdin-thread")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn");
-        let dog = watchdog(&child);
+        let (mut child, dog) = testkit::watchdog::spawn(
+            command(&r, &[], &bin, "stdin-thread")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped()),
+            testkit::watchdog::PROBE_LIMIT,
+        )
+        .expect("spawn");
         let mut stdin = child.stdin.take().unwrap();
         // The main thread reports while the reader still waits for input
         // (stdin is open and empty): only then does input arrive.
@@ -318,7 +302,7 @@ fn a_thread_blocked_reading_stdin_does_not_stall_the_others() {
         stdin.write_all(b"hi\n").unwrap();
         drop(stdin);
         let o = child.wait_with_output().unwrap();
-        dog.store(true, std::sync::atomic::Ordering::SeqCst);
+        drop(dog);
         assert_eq!(status(&o.status), 0, "{}", r.name);
         assert_eq!(
             String::from_utf8_lossy(&o.stderr),
@@ -462,15 +446,15 @@ fn poll_and_select_wait_for_a_pipe_and_time_out() {
     for (r, bin) in cases() {
         for extra in [&[][..], &["--deterministic"][..]] {
             let mut c = command(&r, extra, &bin, "poll");
-            let child = c
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("spawn");
-            let dog = watchdog(&child);
+            let (child, dog) = testkit::watchdog::spawn(
+                c.stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::piped()),
+                testkit::watchdog::PROBE_LIMIT,
+            )
+            .expect("spawn");
             let o = child.wait_with_output().unwrap();
-            dog.store(true, std::sync::atomic::Ordering::SeqCst);
+            drop(dog);
             assert_eq!(status(&o.status), 0, "{} {extra:?}", r.name);
             assert_eq!(
                 String::from_utf8_lossy(&o.stderr),
@@ -485,16 +469,17 @@ fn poll_and_select_wait_for_a_pipe_and_time_out() {
 #[test]
 fn sigsuspend_waits_while_another_thread_waits_for_input() {
     for (r, bin) in cases() {
-        let mut child = command(&r, &[], &bin, "sigsuspend")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn");
-        let dog = watchdog(&child);
+        let (mut child, dog) = testkit::watchdog::spawn(
+            command(&r, &[], &bin, "sigsuspend")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped()),
+            testkit::watchdog::PROBE_LIMIT,
+        )
+        .expect("spawn");
         child.stdin.take().unwrap().write_all(b"go\n").unwrap();
         let o = child.wait_with_output().unwrap();
-        dog.store(true, std::sync::atomic::Ordering::SeqCst);
+        drop(dog);
         assert_eq!(status(&o.status), 0, "{}", r.name);
         // SIGUSR1 is 30 on Alpha.
         assert_eq!(

@@ -22,6 +22,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::time::Duration;
 
 /// Output lines that legitimately differ between two correct runs, each
 /// with why: they are left out of the comparison (every other line must be
@@ -92,22 +93,22 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// The suite forks shells (`os.execute`, `io.popen`); a run still going
+/// after this long is a hang, and its whole process group is killed.
+const SUITE_LIMIT: Duration = Duration::from_secs(40 * 60);
+
 /// Run `cmd` in `dir` with no standard input, capturing its output.
 fn run_in(mut cmd: Command, dir: &Path) -> Output {
-    cmd.current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run the Lua suite")
+    cmd.current_dir(dir).stdin(Stdio::null());
+    testkit::watchdog::output("the Lua suite", cmd, SUITE_LIMIT)
 }
 
 /// Run `cmd` in `dir` with standard input an empty pipe (closed at once),
 /// capturing its output: `files.lua` asserts that seeking stdin fails,
 /// which it does on a pipe but not on `/dev/null`.
 fn run_in_with_pipe_stdin(mut cmd: Command, dir: &Path) -> Output {
-    cmd.current_dir(dir)
-        .stdin(Stdio::piped())
-        .output()
-        .expect("run the Lua suite")
+    cmd.current_dir(dir).stdin(Stdio::piped());
+    testkit::watchdog::output("the Lua suite", cmd, SUITE_LIMIT)
 }
 
 fn subword_lua(lua: &Path, dir: &Path, sysroot: &Path, opts: &[&str], args: &[&str]) -> Output {

@@ -14,6 +14,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub mod builds;
+pub mod watchdog;
 pub use builds::{
     alpha_busybox, alpha_lua, alpha_lua_test_libs, alpha_shell_sysroot, lua_source_dir,
 };

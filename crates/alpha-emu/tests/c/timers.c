@@ -44,6 +44,19 @@ static void on(int sig)
     sigaction(sig, &sa, 0);
 }
 
+/* Wait until `sig` has been handled. The signal is blocked while `hits`
+   is tested, so one arriving just before the wait is left pending for
+   sigsuspend rather than lost ahead of a pause() that would never end. */
+static void wait_for(int sig)
+{
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, sig);
+    sigprocmask(SIG_BLOCK, &block, &old);
+    while (!hits[sig]) sigsuspend(&old);
+    sigprocmask(SIG_SETMASK, &old, 0);
+}
+
 int main(void)
 {
     /* Host time, not a fixed epoch: after 2025-01-01. */
@@ -150,7 +163,7 @@ int main(void)
     CHECK(timer_gettime(tid1, &got) == 0);
     CHECK(got.it_value.tv_sec == 0 && got.it_value.tv_nsec > 0 &&
           got.it_value.tv_nsec <= 30000000);
-    while (!hits[SIGUSR1]) pause();
+    wait_for(SIGUSR1);
     CHECK(last_code == SI_TIMER && last_value == 1234);
     CHECK(timer_gettime(tid1, &got) == 0);
     CHECK(got.it_value.tv_sec == 0 && got.it_value.tv_nsec == 0);
@@ -169,7 +182,7 @@ int main(void)
     its.it_value.tv_nsec = rt.tv_nsec + 20000000;
     if (its.it_value.tv_nsec >= 1000000000) { its.it_value.tv_sec++; its.it_value.tv_nsec -= 1000000000; }
     CHECK(timer_settime(tid2, TIMER_ABSTIME, &its, 0) == 0);
-    while (!hits[SIGUSR2]) pause();
+    wait_for(SIGUSR2);
     CHECK(last_value == 77);
     CHECK(timer_delete(tid2) == 0);
     CHECK(timer_delete(tid2) == -1 && errno == EINVAL);

@@ -183,13 +183,21 @@ int main(int argc, char **argv) {
     if (!strcmp(p, "kill")) {
         int fd[2];
         if (pipe(fd)) return 9;
+        /* SIGUSR1 stays blocked in the child until sigsuspend opens it: a
+           signal arriving between the test of `got` and pause() would be
+           handled there and leave pause() waiting for ever. */
+        sigset_t usr1, old;
+        sigemptyset(&usr1);
+        sigaddset(&usr1, SIGUSR1);
+        sigprocmask(SIG_BLOCK, &usr1, &old);
         pid_t c = fork();
         if (c == 0) {
             signal(SIGUSR1, on_sig);
             if (write(fd[1], "r", 1) != 1) _exit(2);
-            while (!got) pause();
+            while (!got) sigsuspend(&old);
             _exit(got == SIGUSR1 ? 42 : 43);
         }
+        sigprocmask(SIG_SETMASK, &old, NULL);
         char b;
         if (read(fd[0], &b, 1) != 1) return 9;
         printf("kill SIGUSR1: %d\n", kill(c, SIGUSR1));
