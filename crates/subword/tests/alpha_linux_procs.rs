@@ -456,6 +456,26 @@ fn fork_bomb_is_capped_by_max_processes_with_eagain() {
     }
 }
 
+/// Children that end without their parent reaping them (SIGCHLD ignored,
+/// killed or exited) and killed children that are reaped all give their
+/// `--max-processes` slot back: thirty forks, one at a time, under a cap of 2.
+#[test]
+fn max_processes_slots_return_when_children_end_unreaped_or_killed() {
+    let Some(b) = bins() else { return };
+    for (m, stat, bin) in &b.procs {
+        let mut c = subword(m, *stat, &["--max-processes", "2"]);
+        c.arg(bin).arg("cap-churn");
+        let o = run(c);
+        assert_eq!(
+            text(&o),
+            "30 forks under a cap of 2\n",
+            "{m} static={stat}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert_eq!(o.status.code(), Some(0));
+    }
+}
+
 #[test]
 fn strace_names_fork_wait_and_kill_arguments() {
     let Some(b) = bins() else { return };

@@ -24,7 +24,11 @@
 //!
 //! `--max-processes N` caps the live processes of a tree (the root not
 //! counted) with a counter in a shared anonymous page every forked child
-//! inherits; at the cap `fork` fails with EAGAIN, as at RLIMIT_NPROC.
+//! inherits; at the cap `fork` fails with EAGAIN, as at RLIMIT_NPROC. The
+//! counter is kept by the processes themselves (an exit gives the slot
+//! back, a reaped child killed by a signal gives its slot back); at the cap
+//! it is corrected by counting the host's process tree, so children that
+//! ended without a reap (killed under SIGCHLD SIG_IGN) hold no slot.
 
 use super::errno::*;
 use super::fs::{self, Object};
@@ -407,13 +411,26 @@ pub fn fork(p: &mut Process, c: usize, flags: u64, a: [u64; 6]) -> Outcome {
         Ok(l) => l,
         Err(e) => return Outcome::Return(Err(e)),
     };
-    if live
-        .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+    let take = |live: &AtomicU32| {
+        live.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
             (n < max).then_some(n + 1)
         })
-        .is_err()
-    {
-        return Outcome::Return(Err(EAGAIN));
+        .is_ok()
+    };
+    if !take(live) {
+        // The count can be high: a child killed by a signal gives its slot
+        // back only when reaped, and with SIGCHLD ignored nobody reaps.
+        // At the cap, the host's process tree (zombies included, as
+        // RLIMIT_NPROC counts them) is the truth; count it and retry.
+        if p.procs.root != 0 {
+            let now = tree_pids(p.procs.root).len().saturating_sub(1) as u32;
+            let _ = live.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (now < n).then_some(now)
+            });
+        }
+        if !take(live) {
+            return Outcome::Return(Err(EAGAIN));
+        }
     }
     if let Err(e) = hostify_pipes(p) {
         live.fetch_sub(1, Ordering::SeqCst);

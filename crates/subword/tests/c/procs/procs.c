@@ -387,6 +387,40 @@ int main(int argc, char **argv) {
         if (c > 0) waitpid(c, &st, 0);
         return 0;
     }
+    if (!strcmp(p, "cap-churn")) {
+        /* Children that never reach wait: killed ones under SIG_IGN
+         * (nothing to reap), exited ones under SIG_IGN, and killed ones
+         * reaped by waitpid. With a cap of 2 every fork must still work. */
+        int ok = 0;
+        signal(SIGCHLD, SIG_IGN);
+        for (int i = 0; i < 10; i++) {
+            pid_t c = fork();
+            if (c == 0) { for (;;) pause(); }
+            if (c < 0) { printf("ignored, killed: fork %d failed: %s\n", i + 1, errname(errno)); return 1; }
+            kill(c, SIGKILL);
+            while (kill(c, 0) == 0) usleep(1000);
+            ok++;
+        }
+        for (int i = 0; i < 10; i++) {
+            pid_t c = fork();
+            if (c == 0) _exit(0);
+            if (c < 0) { printf("ignored, exited: fork %d failed: %s\n", i + 1, errname(errno)); return 1; }
+            while (kill(c, 0) == 0) usleep(1000);
+            ok++;
+        }
+        signal(SIGCHLD, SIG_DFL);
+        for (int i = 0; i < 10; i++) {
+            pid_t c = fork();
+            if (c == 0) { for (;;) pause(); }
+            if (c < 0) { printf("reaped, killed: fork %d failed: %s\n", i + 1, errname(errno)); return 1; }
+            kill(c, SIGKILL);
+            int st;
+            waitpid(c, &st, 0);
+            ok++;
+        }
+        printf("%d forks under a cap of 2\n", ok);
+        return 0;
+    }
     fprintf(stderr, "usage: procs PROBE\n");
     return 2;
 }
