@@ -125,6 +125,36 @@ pub struct Bundle {
 }
 
 impl Bundle {
+    /// Resets every member to its `Default` in place (the same state as
+    /// `Bundle::default()`, without building a whole temporary and copying
+    /// it over the bundle).
+    pub(crate) fn clear(&mut self) {
+        let Bundle {
+            active,
+            body_active,
+            op,
+            datr,
+            dims,
+            dim_present,
+            tile_bindings,
+            shared_bindings,
+            scalar,
+            zero_participation_seen,
+            hint,
+        } = self;
+        *active = false;
+        *body_active = false;
+        *op = Operation::default();
+        *datr = DataAttributes::default();
+        *dims = [0; 3];
+        *dim_present = [false; 3];
+        tile_bindings.fill(TileBinding::default());
+        shared_bindings.fill(SharedBinding::default());
+        *scalar = ScalarBinding::default();
+        *zero_participation_seen = false;
+        *hint = HintState::default();
+    }
+
     /// An active bundle still in its header (`_BundleActive && !_BundleBodyActive`),
     /// where the header commands are legal.
     pub fn header_open(&self) -> bool {
@@ -292,14 +322,12 @@ impl Machine {
         if self.bundle.active && !self.complete_bundle() {
             return;
         }
-        self.bundle = Bundle {
-            active: true,
-            op: Operation {
-                valid: true,
-                function,
-                data_type,
-            },
-            ..Bundle::default()
+        self.bundle.clear();
+        self.bundle.active = true;
+        self.bundle.op = Operation {
+            valid: true,
+            function,
+            data_type,
         };
     }
 
@@ -318,7 +346,7 @@ impl Machine {
             self.last_destinations[i] =
                 (b.valid && b.destination_valid && b.allocated_by_bundle).then_some(b.destination);
         }
-        self.bundle = Bundle::default();
+        self.bundle.clear();
         self.last_fault == Fault::None
     }
 
@@ -332,10 +360,8 @@ impl Machine {
             if self.bundle.active && !self.complete_bundle() {
                 return Ok(()); // the predecessor's fault stands
             }
-            self.bundle = Bundle {
-                active: true,
-                ..Bundle::default()
-            };
+            self.bundle.clear();
+            self.bundle.active = true;
             HintState {
                 present: true,
                 trace: true,
@@ -1369,5 +1395,56 @@ pub fn shared_store_pe_mask_legal(function: u32, pe_mask: u8) -> bool {
         pe_mask & 0xf == 0b1111
     } else {
         function == 14
+    }
+}
+
+#[cfg(test)]
+mod clear_tests {
+    use super::*;
+
+    /// A bundle with every member changed clears to exactly `Bundle::default()`.
+    #[test]
+    fn clear_leaves_the_default_bundle() {
+        let mut b = Bundle {
+            active: true,
+            body_active: true,
+            op: Operation {
+                valid: true,
+                function: 1,
+                data_type: 3,
+            },
+            datr: DataAttributes {
+                present: true,
+                layout: 4,
+                ..DataAttributes::default()
+            },
+            dims: [1, 2, 3],
+            dim_present: [true; 3],
+            tile_bindings: [TileBinding {
+                valid: true,
+                last: true,
+                pe_mask: 8,
+                ..TileBinding::default()
+            }; PTO_BUNDLE_TILE_BINDING_COUNT],
+            shared_bindings: [SharedBinding {
+                valid: true,
+                shared_id: 5,
+                ..SharedBinding::default()
+            }; 4],
+            scalar: ScalarBinding {
+                valid: true,
+                source0: 2,
+                ..ScalarBinding::default()
+            },
+            zero_participation_seen: true,
+            hint: HintState {
+                present: true,
+                temperature: 2,
+                ..HintState::default()
+            },
+        };
+        assert_ne!(b, Bundle::default());
+        b.clear();
+        assert_eq!(b, Bundle::default());
     }
 }
