@@ -125,6 +125,36 @@ pub struct Bundle {
 }
 
 impl Bundle {
+    /// Resets every member to its `Default` in place (the same state as
+    /// `Bundle::default()`, without building a whole temporary and copying
+    /// it over the bundle).
+    pub(crate) fn clear(&mut self) {
+        let Bundle {
+            active,
+            body_active,
+            op,
+            datr,
+            dims,
+            dim_present,
+            tile_bindings,
+            shared_bindings,
+            scalar,
+            zero_participation_seen,
+            hint,
+        } = self;
+        *active = false;
+        *body_active = false;
+        *op = Operation::default();
+        *datr = DataAttributes::default();
+        *dims = [0; 3];
+        *dim_present = [false; 3];
+        tile_bindings.fill(TileBinding::default());
+        shared_bindings.fill(SharedBinding::default());
+        *scalar = ScalarBinding::default();
+        *zero_participation_seen = false;
+        *hint = HintState::default();
+    }
+
     /// An active bundle still in its header (`_BundleActive && !_BundleBodyActive`),
     /// where the header commands are legal.
     pub fn header_open(&self) -> bool {
@@ -227,7 +257,7 @@ impl Machine {
         };
         let r = match d.form.kind {
             FormKind::BundleStart { function } => {
-                self.bundle_start(function, d.get("DataType"));
+                self.bundle_start(function, d.fields.data_type);
                 Ok(())
             }
             FormKind::Stop => {
@@ -241,8 +271,8 @@ impl Machine {
                 } else {
                     let pe = self.current_pe;
                     let sum = self
-                        .read_pe_gpr(pe, d.get("RegSrc"))
-                        .wrapping_add(d.get("uimm17") as u64);
+                        .read_pe_gpr(pe, d.fields.reg_src)
+                        .wrapping_add(d.fields.uimm17 as u64);
                     self.set_bundle_dimension(lb, sum & 0xffff);
                     Ok(())
                 }
@@ -254,10 +284,10 @@ impl Machine {
                 } else {
                     self.bundle.scalar = ScalarBinding {
                         valid: true,
-                        destination: d.get("RegDst"),
-                        source0: d.get("RegSrc0"),
-                        source1: d.get("RegSrc1"),
-                        source2: d.get("RegSrc2"),
+                        destination: d.fields.reg_dst,
+                        source0: d.fields.reg_src0,
+                        source1: d.fields.reg_src1,
+                        source2: d.fields.reg_src2,
                     };
                     Ok(())
                 }
@@ -292,14 +322,12 @@ impl Machine {
         if self.bundle.active && !self.complete_bundle() {
             return;
         }
-        self.bundle = Bundle {
-            active: true,
-            op: Operation {
-                valid: true,
-                function,
-                data_type,
-            },
-            ..Bundle::default()
+        self.bundle.clear();
+        self.bundle.active = true;
+        self.bundle.op = Operation {
+            valid: true,
+            function,
+            data_type,
         };
     }
 
@@ -318,7 +346,7 @@ impl Machine {
             self.last_destinations[i] =
                 (b.valid && b.destination_valid && b.allocated_by_bundle).then_some(b.destination);
         }
-        self.bundle = Bundle::default();
+        self.bundle.clear();
         self.last_fault == Fault::None
     }
 
@@ -332,14 +360,12 @@ impl Machine {
             if self.bundle.active && !self.complete_bundle() {
                 return Ok(()); // the predecessor's fault stands
             }
-            self.bundle = Bundle {
-                active: true,
-                ..Bundle::default()
-            };
+            self.bundle.clear();
+            self.bundle.active = true;
             HintState {
                 present: true,
                 trace: true,
-                trace_end: d.get("B/E") == 1,
+                trace_end: d.fields.b_e == 1,
                 ..HintState::default()
             }
         } else {
@@ -350,10 +376,10 @@ impl Machine {
                 present: true,
                 trace: false,
                 trace_end: false,
-                branch_valid: d.get("V") == 1,
-                branch_likely: d.get("L/UL") == 1,
-                temperature: d.get("temp"),
-                prefetch_size: d.get("prefetch_size"),
+                branch_valid: d.fields.v == 1,
+                branch_likely: d.fields.l_ul == 1,
+                temperature: d.fields.temp,
+                prefetch_size: d.fields.prefetch_size,
             }
         };
         self.bundle.hint = hint;
@@ -370,20 +396,20 @@ impl Machine {
         // rejected reserved DataType and unassigned Layout codes.
         self.bundle.datr = DataAttributes {
             present: true,
-            data_type: d.get("DataType"),
-            layout: d.get("Layout"),
-            pad_value: d.get("PadValueOrByteId"),
-            comparison_mode: d.get("CMode"),
-            rounding_mode: d.get("RMode"),
-            saturating: d.get("Sat") != 0,
-            canonicalize: d.get("Canonicalize") != 0,
+            data_type: d.fields.data_type,
+            layout: d.fields.layout,
+            pad_value: d.fields.pad_value_or_byte_id,
+            comparison_mode: d.fields.cmode,
+            rounding_mode: d.fields.rmode,
+            saturating: d.fields.sat != 0,
+            canonicalize: d.fields.canonicalize != 0,
         };
         Ok(())
     }
 
     fn command_ios(&mut self, d: &forms::Decoded) -> Result<(), Fault> {
-        let mask = forms::pe_mask_of_pe_mode(d.get("PEMode"));
-        let size = d.get("SizeCode");
+        let mask = forms::pe_mask_of_pe_mode(d.fields.pe_mode);
+        let size = d.fields.size_code;
         if mask == 0 {
             // Strict no-op before placement and every later check.
             if self.bundle.header_open() {
@@ -404,7 +430,7 @@ impl Machine {
         {
             return Err(Fault::TileLegality);
         }
-        let id = d.get("SharedTID") as u8;
+        let id = d.fields.shared_tid as u8;
         if self
             .bundle
             .shared_bindings
@@ -436,7 +462,7 @@ impl Machine {
         src1: bool,
         dst: bool,
     ) -> Result<(), Fault> {
-        let mask = forms::pe_mask_of_pe_mode(d.get("PEMode"));
+        let mask = forms::pe_mask_of_pe_mode(d.fields.pe_mode);
         if mask == 0 {
             if self.bundle.header_open() {
                 self.bundle.zero_participation_seen = true;
@@ -456,16 +482,16 @@ impl Machine {
         let binding = TileBinding {
             valid: true,
             destination_valid: dst,
-            destination: if dst { d.get("DstTile") } else { 0 },
-            destination_hand: if dst { d.get("DstTile") % 4 } else { 0 },
+            destination: if dst { d.fields.dst_tile } else { 0 },
+            destination_hand: if dst { d.fields.dst_tile % 4 } else { 0 },
             allocated_by_bundle: false,
-            destination_size: if dst { d.get("SizeCode") } else { 0 },
+            destination_size: if dst { d.fields.size_code } else { 0 },
             pe_mask: mask,
             source0_valid: src0,
             source1_valid: src1,
-            source0: if src0 { d.get("SrcTile0") } else { 0 },
-            source1: if src1 { d.get("SrcTile1") } else { 0 },
-            last: d.get("L") != 0,
+            source0: if src0 { d.fields.src_tile0 } else { 0 },
+            source1: if src1 { d.fields.src_tile1 } else { 0 },
+            last: d.fields.l != 0,
         };
         let slot = self
             .bundle
@@ -894,23 +920,20 @@ impl Machine {
     /// the current PE's fragment, its base and stride from its GPRs.
     fn run_local_tlsu(&mut self) -> Result<(), Fault> {
         let tstore = self.bundle.op.function == 1;
-        let bindings: Vec<TileBinding> = self
+        let count = self.bundle.tile_binding_count();
+        let first = self
             .bundle
             .tile_bindings
             .iter()
             .copied()
-            .filter(|b| b.valid)
-            .collect();
+            .find(|b| b.valid)
+            .unwrap_or_default();
         // BundleOperationBindingsComplete: TLOAD one destination, TSTORE one source.
-        let complete = bindings.len() == 1
+        let complete = count == 1
             && if tstore {
-                bindings[0].source0_valid
-                    && !bindings[0].source1_valid
-                    && !bindings[0].destination_valid
+                first.source0_valid && !first.source1_valid && !first.destination_valid
             } else {
-                bindings[0].destination_valid
-                    && !bindings[0].source0_valid
-                    && !bindings[0].source1_valid
+                first.destination_valid && !first.source0_valid && !first.source1_valid
             };
         if !complete || !self.scalar_schema_legal() {
             return Err(Fault::BundleControl);
@@ -922,7 +945,7 @@ impl Machine {
         let layout = self.bundle.tile_layout();
         let pe = self.current_pe;
         if tstore {
-            let src = bindings[0].source0;
+            let src = first.source0;
             let Some(t) = self.tiles.get(src as usize) else {
                 return Err(Fault::TileLegality);
             };
@@ -1372,5 +1395,56 @@ pub fn shared_store_pe_mask_legal(function: u32, pe_mask: u8) -> bool {
         pe_mask & 0xf == 0b1111
     } else {
         function == 14
+    }
+}
+
+#[cfg(test)]
+mod clear_tests {
+    use super::*;
+
+    /// A bundle with every member changed clears to exactly `Bundle::default()`.
+    #[test]
+    fn clear_leaves_the_default_bundle() {
+        let mut b = Bundle {
+            active: true,
+            body_active: true,
+            op: Operation {
+                valid: true,
+                function: 1,
+                data_type: 3,
+            },
+            datr: DataAttributes {
+                present: true,
+                layout: 4,
+                ..DataAttributes::default()
+            },
+            dims: [1, 2, 3],
+            dim_present: [true; 3],
+            tile_bindings: [TileBinding {
+                valid: true,
+                last: true,
+                pe_mask: 8,
+                ..TileBinding::default()
+            }; PTO_BUNDLE_TILE_BINDING_COUNT],
+            shared_bindings: [SharedBinding {
+                valid: true,
+                shared_id: 5,
+                ..SharedBinding::default()
+            }; 4],
+            scalar: ScalarBinding {
+                valid: true,
+                source0: 2,
+                ..ScalarBinding::default()
+            },
+            zero_participation_seen: true,
+            hint: HintState {
+                present: true,
+                temperature: 2,
+                ..HintState::default()
+            },
+        };
+        assert_ne!(b, Bundle::default());
+        b.clear();
+        assert_eq!(b, Bundle::default());
     }
 }

@@ -691,11 +691,89 @@ pub static FORMS: &[Form] = &[
     },
 ];
 
-/// A decoded word: its form and every field value, in the form's field order.
+/// A decoded word: its form and every field value, extracted once by
+/// [`decode`] into [`Fields`] so the command path reads them without a
+/// lookup by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Decoded {
     pub word: u32,
     pub form: &'static Form,
+    pub fields: Fields,
+}
+
+/// The field values of one decoded word, one member per field name of the
+/// [`FORMS`] table (0 when the word's form has no such field). Filled from
+/// the form's own field descriptions, so the table stays the one place that
+/// knows where a field sits in a word.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Fields {
+    pub data_type: u32,
+    pub reg_src: u32,
+    pub uimm17: u32,
+    pub reg_dst: u32,
+    pub reg_src0: u32,
+    pub reg_src1: u32,
+    pub reg_src2: u32,
+    /// `B/E`.
+    pub b_e: u32,
+    pub v: u32,
+    /// `L/UL`.
+    pub l_ul: u32,
+    pub temp: u32,
+    pub prefetch_size: u32,
+    pub layout: u32,
+    pub pad_value_or_byte_id: u32,
+    pub cmode: u32,
+    pub rmode: u32,
+    pub sat: u32,
+    pub canonicalize: u32,
+    pub pe_mode: u32,
+    pub size_code: u32,
+    pub shared_tid: u32,
+    pub dst_tile: u32,
+    pub src_tile0: u32,
+    pub src_tile1: u32,
+    pub l: u32,
+}
+
+impl Fields {
+    /// Every field of `form` extracted from `word`.
+    fn extract(form: &Form, word: u32) -> Fields {
+        let mut v = Fields::default();
+        for f in form.fields {
+            let x = f.extract(word);
+            let slot = match f.name {
+                "DataType" => &mut v.data_type,
+                "RegSrc" => &mut v.reg_src,
+                "uimm17" => &mut v.uimm17,
+                "RegDst" => &mut v.reg_dst,
+                "RegSrc0" => &mut v.reg_src0,
+                "RegSrc1" => &mut v.reg_src1,
+                "RegSrc2" => &mut v.reg_src2,
+                "B/E" => &mut v.b_e,
+                "V" => &mut v.v,
+                "L/UL" => &mut v.l_ul,
+                "temp" => &mut v.temp,
+                "prefetch_size" => &mut v.prefetch_size,
+                "Layout" => &mut v.layout,
+                "PadValueOrByteId" => &mut v.pad_value_or_byte_id,
+                "CMode" => &mut v.cmode,
+                "RMode" => &mut v.rmode,
+                "Sat" => &mut v.sat,
+                "Canonicalize" => &mut v.canonicalize,
+                "PEMode" => &mut v.pe_mode,
+                "SizeCode" => &mut v.size_code,
+                "SharedTID" => &mut v.shared_tid,
+                "DstTile" => &mut v.dst_tile,
+                "SrcTile0" => &mut v.src_tile0,
+                "SrcTile1" => &mut v.src_tile1,
+                "L" => &mut v.l,
+                other => unreachable!("FORMS field `{other}` has no Fields member"),
+            };
+            *slot = x;
+        }
+        v
+    }
 }
 
 impl Decoded {
@@ -756,7 +834,11 @@ pub fn decode(word: u32) -> Result<Decoded, DecodeError> {
             });
         }
     }
-    Ok(Decoded { word, form })
+    Ok(Decoded {
+        word,
+        form,
+        fields: Fields::extract(form, word),
+    })
 }
 
 /// `PTOv0PEMaskOfPEMode`: the fixed four-PE mask of a 3-bit PEMode, as a
@@ -830,5 +912,65 @@ pub fn tlsu_operation_name(function: u32) -> Option<&'static str> {
         5 => Some("MSCATTER"),
         13 => Some("GMOV"),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each typed member holds the value the form's field description
+    /// extracts, for every form and a spread of words it matches.
+    #[test]
+    fn typed_fields_equal_the_by_name_extraction_for_every_form() {
+        let mut checked = 0;
+        for form in FORMS {
+            for k in 0..4096u32 {
+                let noise = k.wrapping_mul(0x9e37_79b9) ^ (k << 13);
+                let word = (noise & !form.mask) | form.matches;
+                let Ok(d) = decode(word) else { continue };
+                if !std::ptr::eq(d.form, form) {
+                    continue;
+                }
+                let f = d.fields;
+                let typed = [
+                    ("DataType", f.data_type),
+                    ("RegSrc", f.reg_src),
+                    ("uimm17", f.uimm17),
+                    ("RegDst", f.reg_dst),
+                    ("RegSrc0", f.reg_src0),
+                    ("RegSrc1", f.reg_src1),
+                    ("RegSrc2", f.reg_src2),
+                    ("B/E", f.b_e),
+                    ("V", f.v),
+                    ("L/UL", f.l_ul),
+                    ("temp", f.temp),
+                    ("prefetch_size", f.prefetch_size),
+                    ("Layout", f.layout),
+                    ("PadValueOrByteId", f.pad_value_or_byte_id),
+                    ("CMode", f.cmode),
+                    ("RMode", f.rmode),
+                    ("Sat", f.sat),
+                    ("Canonicalize", f.canonicalize),
+                    ("PEMode", f.pe_mode),
+                    ("SizeCode", f.size_code),
+                    ("SharedTID", f.shared_tid),
+                    ("DstTile", f.dst_tile),
+                    ("SrcTile0", f.src_tile0),
+                    ("SrcTile1", f.src_tile1),
+                    ("L", f.l),
+                ];
+                for (name, value) in typed {
+                    assert_eq!(
+                        value,
+                        d.get(name),
+                        "{} field {name} of {word:#010x}",
+                        form.mnemonic
+                    );
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > FORMS.len(), "only {checked} words decoded");
     }
 }

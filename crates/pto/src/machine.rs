@@ -590,10 +590,10 @@ impl Machine {
     /// tiles with PEs.
     pub(crate) fn tile_capacity_in_use_except(&self, excluded: Option<usize>) -> u64 {
         let mut sum = 0;
-        for (k, chunk) in self.tile_masks.chunks(8).enumerate() {
-            let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
-            if u64::from_le_bytes(w) & 0x0f0f_0f0f_0f0f_0f0f == 0 {
+        const { assert!(PTO_TILE_REGISTER_COUNT.is_multiple_of(8)) };
+        let (chunks, _) = self.tile_masks.as_chunks::<8>();
+        for (k, chunk) in chunks.iter().enumerate() {
+            if u64::from_le_bytes(*chunk) & 0x0f0f_0f0f_0f0f_0f0f == 0 {
                 continue;
             }
             for (j, &m) in chunk.iter().enumerate() {
