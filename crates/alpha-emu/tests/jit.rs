@@ -671,6 +671,38 @@ fn jit_store_into_linked_code_takes_effect() {
     }
 }
 
+/// An in-line `rduniq` as the last instruction of a page, reached again
+/// and again by a branch from the next page: the run loop counts arrivals
+/// in the page but not at its end (it once indexed past the page's
+/// arrival counters there), at every compile threshold.
+#[test]
+fn inline_rduniq_at_the_end_of_a_page_runs_on_into_the_next() {
+    let mut src = String::from("lda $6, 40($31)\n");
+    for _ in 1..2047 {
+        src.push_str("nop\n");
+    }
+    src.push_str("1: rduniq\naddq $4, $0, $4\nsubq $6, 1, $6\nbne $6, 1b\nhalt\n");
+    let mut want = None;
+    for tier in [
+        Tier::Interpreter,
+        Tier::Jit(1),
+        Tier::Jit(5),
+        Tier::Jit(1000),
+    ] {
+        let mut m = machine("ev67", &src, &[0; 8], tier);
+        m.set_inline_rduniq(true);
+        m.cpus[0].uniq = 7;
+        let ev = run_sliced(&mut m, 1_000_000, 1_000_000);
+        assert_eq!(ev, Event::CallPal { func: 0 }, "{tier:?}");
+        assert_eq!(m.cpus[0].r[4], 40 * 7, "{tier:?}");
+        let got = outcome(&m, ev);
+        match &want {
+            None => want = Some(got),
+            Some(w) => assert_eq!(&got, w, "{tier:?}"),
+        }
+    }
+}
+
 /// CALL_PAL `rduniq` run in line: the interpreter and compiled code both
 /// put the unique value in $0 and clear the lock flag (a following STQ_C
 /// fails), raising no event; with it off the event is raised as before.

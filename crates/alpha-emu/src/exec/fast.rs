@@ -938,7 +938,11 @@ fn run_loop<const TR: bool, const SP: bool>(
                 K::Generic if uniq && crate::jit::region::is_rduniq(u) => {
                     crate::jit::emit::rduniq(cpu, mem);
                     idx += 1;
-                    arrive!();
+                    // The page's last instruction: the end-of-page slot
+                    // that follows is not an arrival.
+                    if idx < INSNS_PER_PAGE {
+                        arrive!();
+                    }
                 }
                 K::Generic => {
                     let here = at!(idx);
