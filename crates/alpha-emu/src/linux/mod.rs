@@ -416,6 +416,27 @@ pub struct Thread {
     /// (`poll`, `select`, …) gives up; kept across its re-executions, and
     /// set to 0 when the scheduler has waited that long on the host.
     pub timeout_at: Option<u64>,
+    /// What the system call it is blocked in has done so far, kept across
+    /// its re-executions and dropped when the call returns.
+    pub progress: Option<Progress>,
+}
+
+/// The part of a blocking system call done before it waits again. A call
+/// that has moved some of its data (a `MSG_WAITALL` receive or a blocking
+/// stream send part-way through, `recvmmsg`/`sendmmsg` after a message)
+/// is not failed with EINTR or restarted by a signal, as Linux does not:
+/// the signal marks it `interrupted`, the call is executed once more
+/// before the handler runs, and it returns what it has.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Some of the call's work is done: a signal ends it with that count.
+    pub partial: bool,
+    /// A signal ended the wait: the call returns what it has, at once.
+    pub interrupted: bool,
+    /// Messages `recvmmsg`/`sendmmsg` have moved.
+    pub messages: u64,
+    /// When `recvmmsg`'s timeout runs out (guest clock, ns).
+    pub deadline: Option<u64>,
 }
 
 /// A guest process: a machine plus the personality's own state.
@@ -633,6 +654,7 @@ impl Process {
                 state: ThreadState::Runnable,
                 waits: Vec::new(),
                 timeout_at: None,
+                progress: None,
             }],
             cur: 0,
             quantum: opts.quantum.unwrap_or(DEFAULT_QUANTUM).max(1),
@@ -1106,6 +1128,16 @@ impl Process {
         budget: u64,
     ) -> Result<Event, Exit> {
         self.cur = t;
+        if self.threads[t].progress.is_some_and(|g| g.interrupted) {
+            // A signal cut short a call that had done part of its work: it
+            // returns that part now, and then the handler runs.
+            let c = self.threads[t].cpu;
+            let cpu = &mut self.machine.cpus[c];
+            cpu.pc = cpu.pc.wrapping_add(4);
+            if let Some(exit) = syscall::callsys(self, host, c) {
+                return Err(self.finish(host, exit));
+            }
+        }
         if let Some(exit) = self.deliver_pending(host) {
             return Err(self.finish(host, exit));
         }
@@ -1251,7 +1283,16 @@ impl Process {
                     ThreadState::FutexWait { .. } | ThreadState::Blocked
                 ) && can_take(t)
             }) {
-                if self.threads[i].state == ThreadState::Blocked {
+                if self.threads[i].state == ThreadState::Blocked
+                    && self.threads[i].progress.is_some_and(|g| g.partial)
+                {
+                    // A call with part of its work done returns that part
+                    // (step_thread re-executes it before the handler).
+                    self.unblock(i);
+                    if let Some(g) = self.threads[i].progress.as_mut() {
+                        g.interrupted = true;
+                    }
+                } else if self.threads[i].state == ThreadState::Blocked {
                     // Its pc is on the callsys already: with SA_RESTART the
                     // call runs again after the handler, else it fails EINTR
                     // (a timed wait — poll, select — and rt_sigsuspend always

@@ -24,10 +24,9 @@
 //! (files, sockets, eventfds) and pipes (the process's in-memory pipes
 //! become host pipes first, as at fork); a timerfd or epoll in
 //! `SCM_RIGHTS` is EOPNOTSUPP. A blocking `MSG_WAITALL` receive on a
-//! stream socket waits for all its bytes (or end of stream, an error, or
-//! `SO_RCVTIMEO`); a signal that interrupts it leaves the bytes it had
-//! taken for the socket's next `recv*` (Linux would return their count
-//! instead), and `read` does not see them. One send moves at most 1 MiB
+//! stream socket waits for all its bytes (or end of stream, an error,
+//! `SO_RCVTIMEO`, or a signal, which make it return what it has); while it
+//! waits, a `read` of the socket does not see the bytes it has taken. One send moves at most 1 MiB
 //! (a blocking stream send of more returns that count); one receive too.
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -251,6 +250,18 @@ fn sockaddr_out(p: &mut Process, sa: &[u8], addr: u64, lenp: u64) -> Result<(), 
     put(p, lenp, &(sa.len() as u32).to_le_bytes())
 }
 
+/// Whether a signal has ended the wait of the calling thread's system
+/// call after part of its work was done ([`super::Progress`]).
+fn interrupted(p: &Process) -> bool {
+    p.threads[p.cur].progress.is_some_and(|g| g.interrupted)
+}
+
+/// Record that the calling thread's system call, about to wait, has done
+/// part of its work, so a signal ends it with that part.
+fn mark_partial(p: &mut Process) {
+    p.threads[p.cur].progress.get_or_insert_default().partial = true;
+}
+
 /// Block the calling thread until `fd` is readable (or writable), bounded
 /// by `timeo` ns (0: no bound) counted from the first attempt; at the
 /// bound, EAGAIN (the kernel's answer to an expired SO_RCVTIMEO).
@@ -309,8 +320,8 @@ pub fn dispatch(p: &mut Process, nr: u64, a: [u64; 6]) -> Option<Outcome> {
         125 => recvfrom(p, a[0], a[1], a[2], a[3], a[4], a[5]),
         114 => sendmsg(p, a[0], a[1], a[2]),
         113 => recvmsg(p, a[0], a[1], a[2]),
-        503 => mmsg(p, a[0], a[1], a[2], a[3], true),
-        479 => mmsg(p, a[0], a[1], a[2], a[3], false),
+        503 => mmsg(p, a[0], a[1], a[2], a[3], 0, true),
+        479 => mmsg(p, a[0], a[1], a[2], a[3], a[4], false),
         105 => R(setsockopt(p, a[0], a[1], a[2], a[3], a[4])),
         118 => R(getsockopt(p, a[0], a[1], a[2], a[3], a[4])),
         134 => R(shutdown(p, a[0], a[1])),
@@ -581,6 +592,11 @@ fn send_common(
     .unwrap_or((0, false, 0));
     let prev = prev.min(data.len());
     let blocking = !nonblock && flags & MSG_DONTWAIT == 0;
+    if prev > 0 && interrupted(p) {
+        // A signal ended the wait of a send part-way through: its count.
+        let _ = with_sock(p, fd, |h| h.sent = None);
+        return R(Ok(prev as u64));
+    }
     let control = if prev == 0 { control } else { &[] };
     let r = host_send(raw, &data[prev..], name, control, flags);
     let keep = |p: &mut Process, v: Option<(u32, usize)>| {
@@ -588,6 +604,9 @@ fn send_common(
     };
     let wait = |p: &mut Process, done: usize| {
         keep(p, Some((tid, done)));
+        if done > 0 {
+            mark_partial(p);
+        }
         match wait_for(p, fd, false, timeo) {
             R(Err(EAGAIN)) if done > 0 => {
                 keep(p, None);
@@ -720,8 +739,9 @@ fn host_recv(raw: RawFd, len: usize, clen: usize, flags: u64) -> Result<Received
 /// Receive on guest socket `fd`, blocking as its descriptor and `flags` say.
 /// A blocking `MSG_WAITALL` receive on a stream socket goes on until it
 /// has `len` bytes, the peer has shut down, an error comes, or
-/// `SO_RCVTIMEO` runs out (then it returns what it has, as Linux does);
-/// while it waits, what it has is kept in [`HostObj::held`].
+/// `SO_RCVTIMEO` runs out or a signal comes (then it returns what it has,
+/// as Linux does); while it waits, what it has is kept in
+/// [`HostObj::held`].
 fn recv_common(
     p: &mut Process,
     fd: u64,
@@ -752,9 +772,10 @@ fn recv_common(
             return Ok(copy);
         }
     }
+    let interrupted = interrupted(p);
     loop {
         let have = acc.as_ref().map_or(0, |r| r.n);
-        if acc.is_some() && (have >= len || !waitall) {
+        if acc.is_some() && (have >= len || !waitall || interrupted) {
             break;
         }
         let ctl = if have == 0 { clen } else { 0 };
@@ -776,6 +797,7 @@ fn recv_common(
                     return Err(wait_for(p, fd, true, timeo));
                 }
                 let _ = with_sock(p, fd, |h| h.held = acc.take());
+                mark_partial(p);
                 match wait_for(p, fd, true, timeo) {
                     // SO_RCVTIMEO ran out: what has come is the result.
                     Outcome::Return(Err(EAGAIN)) => {
@@ -791,8 +813,9 @@ fn recv_common(
     }
     let mut a = acc.ok_or(Outcome::Return(Err(EAGAIN)))?;
     if a.n > len {
-        // Held bytes from a wait a signal cut short, more than this call
-        // asks for: the rest stays for the next receive.
+        // Held bytes of a receive whose thread never came back for them
+        // (another thread's execve ended it), more than this call asks
+        // for: the rest stays for the next receive.
         let rest = a.data.split_off(len);
         a.n = len;
         let _ = with_sock(p, fd, |h| {
@@ -1089,44 +1112,90 @@ const MSG_WAITFORONE: u64 = 0x10000;
 /// `sendmmsg(fd, vec, vlen, flags)` (`send`) or `recvmmsg(fd, vec, vlen,
 /// flags, timeout)`: `sendmsg`/`recvmsg` of each 64-byte `struct mmsghdr`
 /// (a `struct msghdr`, then `msg_len` at 56) in turn, at most
-/// `UIO_MAXIOV` of them. Only the first may block; the rest are tried
-/// without waiting (as with `MSG_WAITFORONE`), and the call returns how
-/// many went through, or the first one's error. recvmmsg's `timeout`
-/// bounds nothing: Linux only looks at it after a message has come, and
-/// the rest never wait here.
-fn mmsg(p: &mut Process, fd: u64, vec: u64, vlen: u64, flags: u64, send: bool) -> Outcome {
-    if let Err(e) = sock(p, fd) {
-        return Outcome::Return(Err(e));
+/// `UIO_MAXIOV` of them, each waiting as that one call would, except that
+/// with `MSG_WAITFORONE` the receives after the first do not wait. The
+/// call returns how many went through, or the first one's error; an error
+/// or a signal after the first ends it with the count (Linux also keeps
+/// such an error for the socket's next call, which this does not). As in
+/// Linux, recvmmsg's `timeout` is looked at only after a message has come
+/// (a receive still waits for the next one however long it takes): once
+/// it has run out the call returns, and the time left is written back.
+fn mmsg(
+    p: &mut Process,
+    fd: u64,
+    vec: u64,
+    vlen: u64,
+    flags: u64,
+    timeout: u64,
+    send: bool,
+) -> Outcome {
+    use Outcome::Return as R;
+    let t = p.cur;
+    let first = p.threads[t].progress.is_none();
+    let g = p.threads[t].progress.unwrap_or_default();
+    let mut done = g.messages;
+    let mut deadline = g.deadline;
+    if first && !send && timeout != 0 {
+        let (sec, nsec) = match (read_u64(p, timeout), read_u64(p, timeout.wrapping_add(8))) {
+            (Ok(s), Ok(n)) => (s as i64, n as i64),
+            _ => return R(Err(EFAULT)),
+        };
+        if sec < 0 || !(0..1_000_000_000).contains(&nsec) {
+            return R(Err(EINVAL));
+        }
+        let span = (sec as u64).saturating_mul(1_000_000_000) + nsec as u64;
+        deadline = Some(p.clock_ns().saturating_add(span));
     }
-    let mut done = 0u64;
-    for i in 0..vlen.min(UIO_MAXIOV) {
-        let m = vec.wrapping_add(64 * i);
-        let f = if done > 0 {
+    if let Err(e) = sock(p, fd) {
+        return R(Err(e));
+    }
+    while done < vlen.min(UIO_MAXIOV) {
+        if done > 0 && interrupted(p) {
+            break;
+        }
+        let m = vec.wrapping_add(64 * done);
+        let f = if !send && done > 0 && flags & MSG_WAITFORONE != 0 {
             flags | MSG_DONTWAIT
         } else {
             flags
-        };
-        let f = f & !MSG_WAITFORONE;
+        } & !MSG_WAITFORONE;
         let o = if send {
             sendmsg(p, fd, m, f)
         } else {
             recvmsg(p, fd, m, f)
         };
         match o {
-            Outcome::Return(Ok(n)) => {
+            R(Ok(n)) => {
                 if put(p, m.wrapping_add(56), &(n as u32).to_le_bytes()).is_err() {
-                    return Outcome::Return(if done > 0 { Ok(done) } else { Err(EFAULT) });
+                    return R(if done > 0 { Ok(done) } else { Err(EFAULT) });
                 }
                 done += 1;
+                if deadline.is_some_and(|d| p.clock_ns() >= d) {
+                    break;
+                }
             }
-            Outcome::Return(Err(e)) => {
-                return Outcome::Return(if done > 0 { Ok(done) } else { Err(e) });
+            R(Err(e)) => return R(if done > 0 { Ok(done) } else { Err(e) }),
+            Outcome::Block(w) => {
+                let g = p.threads[t].progress.get_or_insert_default();
+                g.messages = done;
+                g.deadline = deadline;
+                g.partial |= done > 0;
+                return Outcome::Block(w);
             }
             o if done == 0 => return o,
             _ => break,
         }
     }
-    Outcome::Return(Ok(done))
+    if let Some(d) = deadline.filter(|_| done > 0) {
+        let left = d.saturating_sub(p.clock_ns());
+        let mut ts = [0u8; 16];
+        ts[..8].copy_from_slice(&(left / 1_000_000_000).to_le_bytes());
+        ts[8..].copy_from_slice(&(left % 1_000_000_000).to_le_bytes());
+        if put(p, timeout, &ts).is_err() {
+            return R(Err(EFAULT));
+        }
+    }
+    R(Ok(done))
 }
 
 fn recvmsg(p: &mut Process, fd: u64, msg: u64, flags: u64) -> Outcome {

@@ -505,6 +505,7 @@ pub fn fork(p: &mut Process, c: usize, flags: u64, a: [u64; 6]) -> Outcome {
         state: ThreadState::Runnable,
         waits: Vec::new(),
         timeout_at: None,
+        progress: None,
         ..keep
     }];
     p.cur = 0;

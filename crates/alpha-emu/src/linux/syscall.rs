@@ -395,6 +395,11 @@ pub fn callsys(p: &mut Process, host: &mut dyn Host, c: usize) -> Option<Exit> {
         None
     };
     let out = dispatch(p, host, c, nr, a);
+    if !matches!(out, Outcome::Block(_) | Outcome::Restart) {
+        if let Some(t) = p.threads.get_mut(p.cur) {
+            t.progress = None;
+        }
+    }
     match out {
         Outcome::Exit(s) => {
             if let Some(pre) = pre {

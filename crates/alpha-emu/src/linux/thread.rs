@@ -77,6 +77,7 @@ pub fn clone(p: &mut Process, c: usize, a: [u64; 6]) -> Outcome {
         state: ThreadState::Runnable,
         waits: Vec::new(),
         timeout_at: None,
+        progress: None,
     });
     Outcome::Return(Ok(tid as u64))
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
@@ -50,6 +51,7 @@ static const char *ename(int e) {
     case EADDRINUSE: return "EADDRINUSE";
     case EOPNOTSUPP: return "EOPNOTSUPP";
     case ELOOP: return "ELOOP";
+    case EINTR: return "EINTR";
     default: return "other";
     }
 }
@@ -857,6 +859,129 @@ static int nested_epoll(void) {
     return 0;
 }
 
+/* ------------------------------------------------------------ partial */
+
+/* A signal that interrupts a call which has already moved some of its data
+ * ends the call with that count (with or without SA_RESTART): a
+ * MSG_WAITALL receive and a blocking stream send part-way through. The
+ * writer waits 300 ms before the signal, long enough for the reader to be
+ * blocked, and sends the rest after it. */
+static volatile int usr1s;
+static void on_usr1(int s) {
+    (void)s;
+    usr1s++;
+}
+static pthread_t reader;
+static void *send_then_signal(void *arg) {
+    int c = *(int *)arg;
+    static char piece[2000];
+    memset(piece, 'p', sizeof piece);
+    usleep(30000);
+    if (send(c, piece, 1000, 0) != 1000) return 0;
+    usleep(300000);
+    pthread_kill(reader, SIGUSR1);
+    usleep(100000);
+    if (send(c, piece, 2000, 0) != 2000) return 0;
+    return 0;
+}
+
+static void *drain_then_signal(void *arg) {
+    int c = *(int *)arg;
+    static char buf[4096];
+    usleep(30000);
+    if (read(c, buf, sizeof buf) <= 0) return 0;
+    usleep(300000);
+    pthread_kill(reader, SIGUSR1);
+    return 0;
+}
+
+static void interrupted_calls(int restart) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_usr1;
+    sa.sa_flags = restart ? SA_RESTART : 0;
+    sigaction(SIGUSR1, &sa, 0);
+    const char *how = restart ? "SA_RESTART" : "no SA_RESTART";
+    reader = pthread_self();
+    usr1s = 0;
+    int sv[2];
+    socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+    pthread_t th;
+    pthread_create(&th, 0, send_then_signal, &sv[0]);
+    static char buf[1 << 20];
+    printf("%s: ", how);
+    show("recv 3000 MSG_WAITALL, 1000 sent, then a signal", recv(sv[1], buf, 3000, MSG_WAITALL));
+    printf("%s: handler ran %d time(s)\n", how, usr1s);
+    show("the next recv 2000 MSG_WAITALL", recv(sv[1], buf, 2000, MSG_WAITALL));
+    pthread_join(th, 0);
+    close(sv[0]);
+    close(sv[1]);
+
+    socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+    int small = 4096;
+    setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
+    pthread_create(&th, 0, drain_then_signal, &sv[1]);
+    memset(buf, 's', sizeof buf);
+    long n = send(sv[0], buf, sizeof buf, 0);
+    printf("%s: blocking send of 1 MiB cut short by a signal: %s\n", how,
+           n > 0 && n < (long)sizeof buf ? "part of it" : n < 0 ? ename(errno) : "all or nothing");
+    pthread_join(th, 0);
+    close(sv[0]);
+    close(sv[1]);
+}
+
+/* recvmmsg without MSG_WAITFORONE waits for every message; its timeout is
+ * looked at only after a message has come. */
+static void *late_dgrams(void *arg) {
+    int c = *(int *)arg;
+    usleep(200000);
+    if (send(c, "ccc", 3, 0) != 3) return 0;
+    usleep(200000);
+    if (send(c, "dddd", 4, 0) != 4) return 0;
+    if (send(c, "eeeee", 5, 0) != 5) return 0;
+    return 0;
+}
+
+static int partial(void) {
+    setvbuf(stdout, 0, _IONBF, 0);
+    interrupted_calls(0);
+    interrupted_calls(1);
+    int sv[2];
+    socketpair(AF_UNIX, SOCK_DGRAM, 0, sv);
+    static char bufs[5][16];
+    struct iovec iov[5];
+    struct mmsghdr mm[5];
+    memset(mm, 0, sizeof mm);
+    for (int i = 0; i < 5; i++) {
+        iov[i].iov_base = bufs[i];
+        iov[i].iov_len = sizeof bufs[i];
+        mm[i].msg_hdr.msg_iov = &iov[i];
+        mm[i].msg_hdr.msg_iovlen = 1;
+    }
+    send(sv[0], "a", 1, 0);
+    send(sv[0], "bb", 2, 0);
+    pthread_t th;
+    pthread_create(&th, 0, late_dgrams, &sv[0]);
+    long n = show("recvmmsg of 3, 2 queued, 1 later", recvmmsg(sv[1], mm, 3, 0, 0));
+    for (long i = 0; i < n; i++)
+        printf("message %ld: %u %.*s\n", i, mm[i].msg_len, (int)mm[i].msg_len, bufs[i]);
+    pthread_join(th, 0);
+    show("recvmmsg of 5 MSG_DONTWAIT, the 2 sent later", recvmmsg(sv[1], mm, 5, MSG_DONTWAIT, 0));
+    send(sv[0], "a", 1, 0);
+    send(sv[0], "bb", 2, 0);
+    pthread_create(&th, 0, late_dgrams, &sv[0]);
+    struct timespec ts = {0, 50000000};
+    n = show("recvmmsg of 5, 2 queued, 50 ms timeout, 1 after 200 ms", recvmmsg(sv[1], mm, 5, 0, &ts));
+    printf("timeout left: %ld %ld\n", (long)ts.tv_sec, ts.tv_nsec);
+    pthread_join(th, 0);
+    show("recvmmsg of 5 MSG_DONTWAIT after the timeout", recvmmsg(sv[1], mm, 5, MSG_DONTWAIT, 0));
+    /* Linux checks the timeout before it looks at the socket. */
+    ts.tv_nsec = 1000000000;
+    show("recvmmsg MSG_DONTWAIT, tv_nsec 1e9", recvmmsg(sv[1], mm, 5, MSG_DONTWAIT, &ts));
+    show("recvmmsg MSG_DONTWAIT, unreadable timeout", recvmmsg(sv[1], mm, 5, MSG_DONTWAIT, bad_page()));
+    return 0;
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, 0, _IONBF, 0);
     if (argc < 2)
@@ -879,5 +1004,6 @@ int main(int argc, char **argv) {
     if (!strcmp(w, "mmsg")) return mmsg();
     if (!strcmp(w, "rights_pipe")) return rights_pipe();
     if (!strcmp(w, "nested_epoll")) return nested_epoll();
+    if (!strcmp(w, "partial")) return partial();
     return 2;
 }
