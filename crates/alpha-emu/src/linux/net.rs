@@ -26,8 +26,10 @@
 //! `SCM_RIGHTS` is EOPNOTSUPP. A blocking `MSG_WAITALL` receive on a
 //! stream socket waits for all its bytes (or end of stream, an error,
 //! `SO_RCVTIMEO`, or a signal, which make it return what it has); while it
-//! waits, a `read` of the socket does not see the bytes it has taken. One send moves at most 1 MiB
-//! (a blocking stream send of more returns that count); one receive too.
+//! waits, a `read` of the socket does not see the bytes it has taken. A
+//! stream send or receive goes to the host 1 MiB at a time: a blocking
+//! send sends everything, and a receive returns at most 1 MiB (a short
+//! count, which Linux allows) unless it is a `MSG_WAITALL` one.
 
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
@@ -561,16 +563,42 @@ fn host_send(raw: RawFd, data: &[u8], name: &[u8], control: &[u8], flags: u64) -
     host_result(unsafe { libc::sendmsg(raw, &m, hf) })
 }
 
-/// Send `data` on guest socket `fd`, blocking or failing as the guest's
-/// descriptor and `flags` say. A blocking send on a stream socket sends
-/// all of `data`, as Linux's does: a short host send is kept as the
-/// thread's progress ([`HostObj::sent`]) while it waits for room, and the
-/// re-executed call goes on from there (SO_SNDTIMEO, or an error after
-/// some bytes, returns the count so far).
+/// Up to [`IO_CAP`] bytes of the guest buffers `iov` from `skip` bytes in,
+/// and the buffers' whole length.
+fn gather(p: &Process, iov: &[(u64, u64)], skip: usize) -> Result<(Vec<u8>, usize), u64> {
+    let total = iov
+        .iter()
+        .fold(0usize, |t, &(_, l)| t.saturating_add(l as usize));
+    let mut data = Vec::new();
+    let mut skip = skip;
+    for &(base, len) in iov {
+        let len = len as usize;
+        if skip >= len {
+            skip -= len;
+            continue;
+        }
+        let take = (len - skip).min(IO_CAP - data.len());
+        if take == 0 {
+            break;
+        }
+        data.extend(read_mem(p, base.wrapping_add(skip as u64), take)?);
+        skip = 0;
+    }
+    Ok((data, total))
+}
+
+/// Send the guest buffers `iov` on guest socket `fd`, blocking or failing
+/// as the guest's descriptor and `flags` say. A stream send moves the
+/// buffers [`IO_CAP`] bytes at a time, and a blocking one sends all of
+/// them, as Linux's does: a short host send is kept as the thread's
+/// progress ([`HostObj::sent`]) while it waits for room, and the
+/// re-executed call goes on from there (SO_SNDTIMEO, a signal, or an error
+/// after some bytes returns the count so far). A datagram of more than
+/// `IO_CAP` bytes is EMSGSIZE, as it is on Linux at any buffer size.
 fn send_common(
     p: &mut Process,
     fd: u64,
-    data: &[u8],
+    iov: &[(u64, u64)],
     name: &[u8],
     control: &[u8],
     flags: u64,
@@ -581,7 +609,7 @@ fn send_common(
         Err(e) => return R(Err(e)),
     };
     let tid = p.threads[p.cur].tid;
-    let (prev, stream, timeo) = with_sock(p, fd, |h| {
+    let (mut prev, stream, timeo) = with_sock(p, fd, |h| {
         let prev = match h.sent {
             Some((t, n)) if t == tid => n,
             _ => 0,
@@ -590,18 +618,15 @@ fn send_common(
         (prev, stream, h.sndtimeo)
     })
     .unwrap_or((0, false, 0));
-    let prev = prev.min(data.len());
     let blocking = !nonblock && flags & MSG_DONTWAIT == 0;
-    if prev > 0 && interrupted(p) {
-        // A signal ended the wait of a send part-way through: its count.
-        let _ = with_sock(p, fd, |h| h.sent = None);
-        return R(Ok(prev as u64));
-    }
-    let control = if prev == 0 { control } else { &[] };
-    let r = host_send(raw, &data[prev..], name, control, flags);
     let keep = |p: &mut Process, v: Option<(u32, usize)>| {
         let _ = with_sock(p, fd, |h| h.sent = v);
     };
+    if prev > 0 && interrupted(p) {
+        // A signal ended the wait of a send part-way through: its count.
+        keep(p, None);
+        return R(Ok(prev as u64));
+    }
     let wait = |p: &mut Process, done: usize| {
         keep(p, Some((tid, done)));
         if done > 0 {
@@ -619,45 +644,61 @@ fn send_common(
             o => o,
         }
     };
-    match r {
-        Ok(n) if stream && blocking && prev + (n as usize) < data.len() => {
-            wait(p, prev + n as usize)
-        }
-        Ok(n) => {
-            keep(p, None);
-            R(Ok(prev as u64 + n))
-        }
-        Err(EAGAIN) if blocking => wait(p, prev),
-        Err(_) if prev > 0 => {
-            keep(p, None);
-            R(Ok(prev as u64))
-        }
-        Err(EPIPE) => {
-            keep(p, None);
-            epipe(p, flags);
-            R(Err(EPIPE))
-        }
-        Err(e) => {
-            keep(p, None);
-            R(Err(e))
+    let mut control = if prev == 0 { control } else { &[] };
+    loop {
+        let (data, total) = match gather(p, iov, prev) {
+            Ok((_, total)) if !stream && total > IO_CAP => {
+                keep(p, None);
+                return R(Err(EMSGSIZE));
+            }
+            Ok(w) => w,
+            Err(e) => {
+                keep(p, None);
+                return R(if prev > 0 { Ok(prev as u64) } else { Err(e) });
+            }
+        };
+        let r = host_send(raw, &data, name, control, flags);
+        control = &[];
+        match r {
+            Ok(n) => {
+                let done = prev + n as usize;
+                if stream && done < total {
+                    if n as usize == data.len() {
+                        // This window went whole: on to the next.
+                        prev = done;
+                        continue;
+                    }
+                    if blocking {
+                        return wait(p, done);
+                    }
+                }
+                keep(p, None);
+                return R(Ok(done as u64));
+            }
+            Err(EAGAIN) if blocking => return wait(p, prev),
+            Err(_) if prev > 0 => {
+                keep(p, None);
+                return R(Ok(prev as u64));
+            }
+            Err(EPIPE) => {
+                keep(p, None);
+                epipe(p, flags);
+                return R(Err(EPIPE));
+            }
+            Err(e) => {
+                keep(p, None);
+                return R(Err(e));
+            }
         }
     }
 }
 
 /// `write`/`writev` on a socket: a send with no flags (SIGPIPE included).
 fn write_socket(p: &mut Process, fd: u64, iov: &[(u64, u64)]) -> Outcome {
-    let mut data = Vec::new();
-    for &(base, len) in iov {
-        if (len as i64) < 0 {
-            return Outcome::Return(Err(EINVAL));
-        }
-        let room = IO_CAP.saturating_sub(data.len());
-        match read_mem(p, base, (len as usize).min(room)) {
-            Ok(b) => data.extend(b),
-            Err(e) => return Outcome::Return(Err(e)),
-        }
+    if iov.iter().any(|&(_, len)| (len as i64) < 0) {
+        return Outcome::Return(Err(EINVAL));
     }
-    send_common(p, fd, &data, &[], &[], 0)
+    send_common(p, fd, iov, &[], &[], 0)
 }
 
 /// Whether guest fd `fd` is a socket.
@@ -679,16 +720,14 @@ fn sendto(
         if (len as i64) < 0 {
             return Err(EINVAL);
         }
-        let data = read_mem(p, buf, (len as usize).min(IO_CAP))?;
-        let name = if to != 0 {
-            sockaddr_in(p, to, tolen)?
+        if to != 0 {
+            sockaddr_in(p, to, tolen)
         } else {
-            Vec::new()
-        };
-        Ok((data, name))
+            Ok(Vec::new())
+        }
     })();
     match r {
-        Ok((data, name)) => send_common(p, fd, &data, &name, &[], flags),
+        Ok(name) => send_common(p, fd, &[(buf, len)], &name, &[], flags),
         Err(e) => Outcome::Return(Err(e)),
     }
 }
@@ -854,12 +893,14 @@ fn recvfrom(
     {
         return Outcome::Return(Err(EFAULT));
     }
-    let r = match recv_common(p, fd, cap, 0, flags) {
+    // One host receive moves at most IO_CAP bytes; a MSG_WAITALL receive
+    // gathers up to `len`.
+    let r = match recv_common(p, fd, len as usize, 0, flags) {
         Ok(r) => r,
         Err(o) => return o,
     };
     let res = (|| {
-        put(p, buf, &r.data[..r.n.min(cap)])?;
+        put(p, buf, &r.data[..r.n.min(r.data.len())])?;
         sockaddr_out(p, &r.name, from, fromlen)?;
         Ok(r.n as u64)
     })();
@@ -1074,11 +1115,6 @@ fn sendmsg(p: &mut Process, fd: u64, msg: u64, flags: u64) -> Outcome {
     let r = (|| {
         sock(p, fd)?;
         let m = read_msghdr(p, msg)?;
-        let mut data = Vec::new();
-        for &(base, len) in &m.iov {
-            let room = IO_CAP.saturating_sub(data.len());
-            data.extend(read_mem(p, base, (len as usize).min(room))?);
-        }
         let name = if m.name != 0 && m.namelen != 0 {
             sockaddr_in(p, m.name, m.namelen as u64)?
         } else {
@@ -1098,10 +1134,10 @@ fn sendmsg(p: &mut Process, fd: u64, msg: u64, flags: u64) -> Outcome {
         } else {
             Vec::new()
         };
-        Ok((data, name, control))
+        Ok((m.iov, name, control))
     })();
     match r {
-        Ok((data, name, control)) => send_common(p, fd, &data, &name, &control, flags),
+        Ok((iov, name, control)) => send_common(p, fd, &iov, &name, &control, flags),
         Err(e) => Outcome::Return(Err(e)),
     }
 }
@@ -1218,7 +1254,7 @@ fn recvmsg(p: &mut Process, fd: u64, msg: u64, flags: u64) -> Outcome {
     } else {
         0
     };
-    let r = match recv_common(p, fd, total.min(IO_CAP), clen, flags) {
+    let r = match recv_common(p, fd, total, clen, flags) {
         Ok(r) => r,
         Err(o) => return o,
     };

@@ -642,10 +642,24 @@ static void *bulk_sink(void *arg) {
     int c = *(int *)arg;
     static char buf[4096];
     long got = 0;
+    unsigned long h = 0;
     ssize_t n;
-    while ((n = recv(c, buf, sizeof buf, 0)) > 0)
+    while ((n = recv(c, buf, sizeof buf, 0)) > 0) {
         got += n;
-    printf("received %ld\n", got);
+        for (ssize_t i = 0; i < n; i++)
+            h = h * 31 + (unsigned char)buf[i];
+    }
+    printf("received %ld, hash %lx\n", got, h);
+    return 0;
+}
+
+static char huge[3 << 20];
+static void *huge_source(void *arg) {
+    int c = *(int *)arg;
+    for (long off = 0; off < (long)sizeof huge; off += 65536) {
+        if (send(c, huge + off, 65536, 0) != 65536) return 0;
+        usleep(1000);
+    }
     return 0;
 }
 
@@ -664,8 +678,29 @@ static int bulk(void) {
     struct iovec iov[2] = {{big, 1000}, {big, sizeof big - 1000}};
     long s3 = writev(sv[0], iov, 2);
     printf("send %ld write %ld writev %ld\n", s1, s2, s3);
+    /* More than one host window (1 MiB) in one call: every byte, in order. */
+    for (long i = 0; i < (long)sizeof huge; i++)
+        huge[i] = (char)(i * 7 % 251);
+    long s4 = send(sv[0], huge, sizeof huge, 0);
+    struct iovec hv[3] = {{huge, 3 << 19}, {huge + (3 << 19), 1}, {huge + (3 << 19) + 1, (3 << 19) - 1}};
+    struct msghdr m;
+    memset(&m, 0, sizeof m);
+    m.msg_iov = hv;
+    m.msg_iovlen = 3;
+    long s5 = sendmsg(sv[0], &m, 0);
+    printf("send 3 MiB %ld sendmsg 3 MiB in 3 iovecs %ld\n", s4, s5);
     shutdown(sv[0], SHUT_WR);
     pthread_join(th, 0);
+    /* A MSG_WAITALL receive of more than one host window. */
+    socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+    pthread_create(&th, 0, huge_source, &sv[0]);
+    static char back[3 << 20];
+    long r = recv(sv[1], back, sizeof back, MSG_WAITALL);
+    printf("recv 3 MiB MSG_WAITALL %ld, same bytes %d\n", r, !memcmp(back, huge, sizeof huge));
+    pthread_join(th, 0);
+    int dg[2];
+    socketpair(AF_UNIX, SOCK_DGRAM, 0, dg);
+    show("a 2 MiB datagram", send(dg[0], huge, 2 << 20, 0));
     return 0;
 }
 
