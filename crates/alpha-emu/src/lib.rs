@@ -5,14 +5,22 @@
 //! - [`cpu`]: one processor's architectural state (plain data).
 //! - [`exec`]: the interpreter; returns [`exec::Event`] values for anything an
 //!   OS must decide (CALL_PAL, OPCDEC, traps, faults).
+//! - [`fp`]: IEEE and VAX floating point, exact (rounding modes, FPCR flags).
+//! - [`icache`]: the predecoded-instruction cache the interpreter runs from.
+//! - [`jit`]: the compiling tier (Cranelift), observationally the
+//!   interpreter.
 //! - [`machine`]: CPUs sharing a memory.
 //! - [`detect`]: lost-store, lock-range-contention and forward-progress
 //!   detectors over the access trace.
 //! - [`explore`]: the schedule explorer (strategies, replay strings,
 //!   minimisation, parallel and sharded runs) driving [`detect`].
 //! - [`loader`]: ELF64 Alpha executables into memory.
-//! - [`linux`]: the Linux user-mode personality (initial stack, system calls,
-//!   events to signals).
+//! - [`linux`]: the Linux user-mode personality (processes, threads, system
+//!   calls, signals, sockets, time, a guest `/proc`).
+//! - [`bare`] and [`chipset`]: the bare machine in kernel mode on an Alpha
+//!   core-logic chipset's I/O windows (sparse, dense, BWX, HAE, Jensen).
+//! - [`gdb`]: the GDB remote stub of `alpha run -g`.
+//! - [`bench`]: the embedded loops of `alpha bench`.
 //! - [`symbols`]: guest pcs to object, `symbol+0xoff` and `file:line`, for
 //!   the program and every library a process has loaded.
 //!

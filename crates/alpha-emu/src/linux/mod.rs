@@ -7,7 +7,10 @@
 //! default action ends the process with status 128+N and one diagnostic
 //! line. Threads block in system calls without stopping the others; all
 //! host I/O goes through [`Host`]. Guest processes are host processes
-//! ([`process`]).
+//! ([`process`]); files and pipes ([`fs`]), sockets ([`net`]), epoll and
+//! timerfd ([`epoll`]), clocks and interval timers ([`time`]), the
+//! address space ([`mm`]) and the guest's `/proc` ([`procfs`]) are the
+//! submodules'.
 
 pub mod epoll;
 pub mod errno;
