@@ -558,7 +558,7 @@ impl Machine {
             if succeeds {
                 let _ = self.store(a, dt.element_bytes(), write);
             }
-            self.log_atomic(pe, a, dt, old_raw, write);
+            self.log_atomic(pe, a, dt, old_raw, write, succeeds);
         }
         t.contents_defined = true;
         t.defined_valid = t.valid_rows * t.valid_columns;
@@ -566,17 +566,23 @@ impl Machine {
         Ok(())
     }
 
-    /// `RecordAtomicEvent` under capture.
-    fn log_atomic(&mut self, pe: usize, addr: u64, dt: DataType, read: u64, write: u64) {
+    /// `RecordAtomicEvent` under capture (`write_performed` when the
+    /// compare succeeded).
+    #[allow(clippy::too_many_arguments)]
+    fn log_atomic(
+        &mut self,
+        pe: usize,
+        addr: u64,
+        dt: DataType,
+        read: u64,
+        write: u64,
+        performed: bool,
+    ) {
         if self.capture.is_some() {
-            self.events.push(crate::machine::MemoryEvent {
-                kind: crate::machine::MemoryEventKind::Atomic,
-                agent: pe,
-                address: addr,
-                size_bytes: dt.element_bytes(),
-                read_value: read,
-                write_value: write,
-            });
+            let order = self.bundle.catr.memory_order();
+            let size = dt.element_bytes();
+            self.events
+                .record_atomic(pe, addr, size, read, write, order, performed);
         }
     }
 }
