@@ -668,6 +668,33 @@ mod tests {
     }
 
     #[test]
+    fn captured_lanes_take_the_bundle_memory_order_until_the_header_clears() {
+        use crate::memory_model::Order;
+        let mut m = four_lanes();
+        m.start_memory_event_capture(0);
+        m.set_bundle_control_attribute_state(crate::bundle::ControlAttributes {
+            acquire: true,
+            release: true,
+            ..Default::default()
+        });
+        m.mscatter_mask(0x100, 1, 2, 3).unwrap();
+        m.reset_bundle_control_state();
+        m.mgather_mask(1, 0x100, 2, 3, PadValue::Zero).unwrap();
+        let orders: Vec<_> = m.memory_events().iter().map(|e| e.order).collect();
+        assert_eq!(
+            orders,
+            [
+                Order::AcquireRelease,
+                Order::AcquireRelease,
+                Order::Relaxed,
+                Order::Relaxed
+            ]
+        );
+        let reads: Vec<_> = m.memory_events()[2..].iter().map(|e| e.read_from).collect();
+        assert_eq!(reads, [0, 1], "each gathered lane reads the scattered lane");
+    }
+
+    #[test]
     fn masked_scatter_stores_only_active_lanes() {
         let mut m = four_lanes();
         m.mscatter_mask(0x100, 1, 2, 3).unwrap();

@@ -499,6 +499,34 @@ mod tests {
     }
 
     #[test]
+    fn recorded_stores_rank_after_the_last_write_of_their_location_only() {
+        let mut c = Candidate::default();
+        c.add_initial_write(0, 8, 0);
+        c.record_store(0, 0, 8, 1, Order::Relaxed);
+        c.record_store(0, 0, 8, 2, Order::Release);
+        c.record_store(0, 0, 4, 3, Order::Relaxed);
+        let ranks: Vec<u64> = c.events.iter().map(|e| e.coherence_rank).collect();
+        assert_eq!(ranks, [0, 1, 2, 1], "another size is another location");
+        assert_eq!(c.events[2].order, Order::Release);
+        c.record_atomic(0, 0, 8, 2, 9, Order::Acquire, false);
+        assert_eq!(c.events[4].coherence_rank, 0, "a failed atomic is unranked");
+        assert_eq!(c.events[4].read_from, 2, "it read the rank-2 store");
+    }
+
+    #[test]
+    fn recorded_load_reads_from_the_last_matching_write_or_stays_at_zero() {
+        let mut c = Candidate::default();
+        c.add_initial_write(0, 8, 7);
+        c.record_store(1, 0, 8, 8, Order::Relaxed);
+        c.record_store(1, 0, 8, 7, Order::Relaxed);
+        c.record_load(1, 0, 8, 7, Order::Relaxed);
+        assert_eq!(c.events[3].read_from, 2, "the last write of value 7");
+        c.record_load(1, 0, 8, 5, Order::Relaxed);
+        assert_eq!(c.events[4].read_from, 0, "no write of 5: left at 0");
+        assert!(!c.valid(), "a read of a value never written is not valid");
+    }
+
+    #[test]
     fn store_buffering_is_allowed_under_tso() {
         let c = store_buffering(false);
         assert!(c.valid());
