@@ -92,6 +92,34 @@ pub struct Operation {
     pub data_type: u32,
 }
 
+/// `_BundleControlAttributes` (the B.CATR state), set by
+/// `SetBundleControlAttributeState` and cleared with the bundle header.
+/// Only `acquire`/`release` are read: they give the memory order of the
+/// events a transfer captures (`CurrentBundleMemoryOrder`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ControlAttributes {
+    pub present: bool,
+    pub trap_enabled: bool,
+    pub atomic: bool,
+    pub acquire: bool,
+    pub release: bool,
+    pub far: bool,
+    pub dimension_reduction: bool,
+}
+
+impl ControlAttributes {
+    /// `CurrentBundleMemoryOrder`.
+    pub fn memory_order(&self) -> crate::memory_model::Order {
+        use crate::memory_model::Order;
+        match (self.acquire, self.release) {
+            (true, true) => Order::AcquireRelease,
+            (true, false) => Order::Acquire,
+            (false, true) => Order::Release,
+            (false, false) => Order::Relaxed,
+        }
+    }
+}
+
 /// `_BundleHint`: the pending B.HINT of the open block (non-functional).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HintState {
@@ -122,6 +150,7 @@ pub struct Bundle {
     pub scalar: ScalarBinding,
     pub zero_participation_seen: bool,
     pub hint: HintState,
+    pub catr: ControlAttributes,
 }
 
 impl Bundle {
@@ -141,6 +170,7 @@ impl Bundle {
             scalar,
             zero_participation_seen,
             hint,
+            catr,
         } = self;
         *active = false;
         *body_active = false;
@@ -153,6 +183,7 @@ impl Bundle {
         *scalar = ScalarBinding::default();
         *zero_participation_seen = false;
         *hint = HintState::default();
+        *catr = ControlAttributes::default();
     }
 
     /// An active bundle still in its header (`_BundleActive && !_BundleBodyActive`),
@@ -1441,6 +1472,11 @@ mod clear_tests {
                 present: true,
                 temperature: 2,
                 ..HintState::default()
+            },
+            catr: ControlAttributes {
+                present: true,
+                acquire: true,
+                ..ControlAttributes::default()
             },
         };
         assert_ne!(b, Bundle::default());

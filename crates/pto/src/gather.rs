@@ -558,7 +558,7 @@ impl Machine {
             if succeeds {
                 let _ = self.store(a, dt.element_bytes(), write);
             }
-            self.log_atomic(pe, a, dt, old_raw, write);
+            self.log_atomic(pe, a, dt, old_raw, write, succeeds);
         }
         t.contents_defined = true;
         t.defined_valid = t.valid_rows * t.valid_columns;
@@ -566,17 +566,23 @@ impl Machine {
         Ok(())
     }
 
-    /// `RecordAtomicEvent` under capture.
-    fn log_atomic(&mut self, pe: usize, addr: u64, dt: DataType, read: u64, write: u64) {
+    /// `RecordAtomicEvent` under capture (`write_performed` when the
+    /// compare succeeded).
+    #[allow(clippy::too_many_arguments)]
+    fn log_atomic(
+        &mut self,
+        pe: usize,
+        addr: u64,
+        dt: DataType,
+        read: u64,
+        write: u64,
+        performed: bool,
+    ) {
         if self.capture.is_some() {
-            self.events.push(crate::machine::MemoryEvent {
-                kind: crate::machine::MemoryEventKind::Atomic,
-                agent: pe,
-                address: addr,
-                size_bytes: dt.element_bytes(),
-                read_value: read,
-                write_value: write,
-            });
+            let order = self.bundle.catr.memory_order();
+            let size = dt.element_bytes();
+            self.events
+                .record_atomic(pe, addr, size, read, write, order, performed);
         }
     }
 }
@@ -659,6 +665,33 @@ mod tests {
             .collect();
         assert_eq!(got, vec![0, 0x22, 0, 0x44]);
         assert_eq!(m.memory_events().len(), 2, "only active lanes load");
+    }
+
+    #[test]
+    fn captured_lanes_take_the_bundle_memory_order_until_the_header_clears() {
+        use crate::memory_model::Order;
+        let mut m = four_lanes();
+        m.start_memory_event_capture(0);
+        m.set_bundle_control_attribute_state(crate::bundle::ControlAttributes {
+            acquire: true,
+            release: true,
+            ..Default::default()
+        });
+        m.mscatter_mask(0x100, 1, 2, 3).unwrap();
+        m.reset_bundle_control_state();
+        m.mgather_mask(1, 0x100, 2, 3, PadValue::Zero).unwrap();
+        let orders: Vec<_> = m.memory_events().iter().map(|e| e.order).collect();
+        assert_eq!(
+            orders,
+            [
+                Order::AcquireRelease,
+                Order::AcquireRelease,
+                Order::Relaxed,
+                Order::Relaxed
+            ]
+        );
+        let reads: Vec<_> = m.memory_events()[2..].iter().map(|e| e.read_from).collect();
+        assert_eq!(reads, [0, 1], "each gathered lane reads the scattered lane");
     }
 
     #[test]

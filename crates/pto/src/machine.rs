@@ -68,28 +68,13 @@ pub struct GmAccess {
     pub write: bool,
 }
 
-/// `MemoryEventKind` (only loads and stores occur on this path).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MemoryEventKind {
-    Load,
-    Store,
-    /// `RecordAtomicEvent` (MGATHER_CAS): `read_value` the old value,
-    /// `write_value` the replacement (written only when the compare succeeded).
-    Atomic,
-}
+/// `MemoryEventKind`.
+pub type MemoryEventKind = crate::memory_model::Kind;
 
-/// A captured `MemoryEvent` (asl/arch/data-types/memory-model.asl): agent,
-/// address, size, the value read (loads) or written (stores; for a nibble
-/// store the whole byte written).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MemoryEvent {
-    pub kind: MemoryEventKind,
-    pub agent: usize,
-    pub address: u64,
-    pub size_bytes: u32,
-    pub read_value: u64,
-    pub write_value: u64,
-}
+/// A `MemoryEvent` (asl/arch/data-types/memory-model.asl): the machine
+/// captures loads, stores and atomics (for a nibble store, the whole byte
+/// written) into the same list the checker of [`crate::memory_model`] reads.
+pub type MemoryEvent = crate::memory_model::Event;
 
 /// Where a transfer's row stride came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -148,7 +133,8 @@ pub struct Machine {
     pub(crate) pending_stride_source: Option<StrideSource>,
     /// The bundle already recorded this transfer's operands.
     pub(crate) transfer_recorded: bool,
-    pub(crate) events: Vec<MemoryEvent>,
+    /// `_MemoryEvents[[0.._MemoryEventCount]]`: captured and hand-added events.
+    pub(crate) events: crate::memory_model::Candidate,
     pub(crate) bundle: Bundle,
     /// Destinations of the last bundle that committed, kept after BSTOP
     /// clears the header state (for `bundle_destination_tile`).
@@ -212,7 +198,7 @@ impl Machine {
             capture: None,
             pending_stride_source: None,
             transfer_recorded: false,
-            events: Vec::new(),
+            events: Default::default(),
             bundle: Bundle::default(),
             last_destinations: [None; PTO_BUNDLE_TILE_BINDING_COUNT],
             current_acr: 0,
@@ -297,7 +283,7 @@ impl Machine {
         Ok(self.gm.byte(addr))
     }
 
-    /// `Store`: little-endian, naturally aligned, bounded.
+    /// `Store` without event capture: little-endian, naturally aligned, bounded.
     pub fn store(&mut self, addr: u64, size: u32, value: u64) -> Result<(), Fault> {
         check_scalar(addr, size)?;
         if !self.gm.in_bounds(addr, size as u64) {
@@ -308,7 +294,30 @@ impl Machine {
         Ok(())
     }
 
-    /// `LoadUnsigned`: little-endian, zero-extended.
+    /// The ASL `Store` (`StoreWithOrder(.., Relaxed)`): [`Machine::store`],
+    /// and under capture a store event of the current agent.
+    pub fn scalar_store(&mut self, addr: u64, size: u32, value: u64) -> Result<(), Fault> {
+        self.store(addr, size, value)?;
+        if let Some(agent) = self.capture {
+            let order = crate::memory_model::Order::Relaxed;
+            self.events.record_store(agent, addr, size, value, order);
+        }
+        Ok(())
+    }
+
+    /// The ASL `LoadUnsigned` (`LoadWithOrder(.., Relaxed)`):
+    /// [`Machine::load_unsigned`], and under capture a load event of the
+    /// current agent.
+    pub fn scalar_load_unsigned(&mut self, addr: u64, size: u32) -> Result<u64, Fault> {
+        let v = self.load_unsigned(addr, size)?;
+        if let Some(agent) = self.capture {
+            let order = crate::memory_model::Order::Relaxed;
+            self.events.record_load(agent, addr, size, v, order);
+        }
+        Ok(v)
+    }
+
+    /// `LoadUnsigned` without event capture: little-endian, zero-extended.
     pub fn load_unsigned(&self, addr: u64, size: u32) -> Result<u64, Fault> {
         check_scalar(addr, size)?;
         if !self.gm.in_bounds(addr, size as u64) {
@@ -670,9 +679,10 @@ impl Machine {
     }
 
     /// `StartMemoryEventCapture(agent)`: clears the event list and records
-    /// the events of later TLOAD/TSTOREs.
+    /// the events of later TLOAD/TSTOREs, indexed transfers and scalar
+    /// `Store`/`LoadUnsigned` (the `scalar_*` methods).
     pub fn start_memory_event_capture(&mut self, agent: usize) {
-        self.events.clear();
+        self.events.reset();
         self.capture = Some(agent.min(PTO_MODEL_MEMORY_AGENTS - 1));
     }
 
@@ -683,7 +693,33 @@ impl Machine {
 
     /// `_MemoryEvents[[0.._MemoryEventCount]]`.
     pub fn memory_events(&self) -> &[MemoryEvent] {
+        &self.events.events
+    }
+
+    /// The event list as a candidate execution (for the checker).
+    pub fn memory_candidate(&self) -> &crate::memory_model::Candidate {
         &self.events
+    }
+
+    /// The event list, for `AddInitialWriteEvent`, `AddLoadEvent`, … and
+    /// `SetMemoryReadFrom` by hand.
+    pub fn memory_candidate_mut(&mut self) -> &mut crate::memory_model::Candidate {
+        &mut self.events
+    }
+
+    /// `SetBundleControlAttributeState(trap_enabled, atomic, acquire,
+    /// release, far, dimension_reduction)`: the B.CATR state, cleared with
+    /// the rest of the bundle header.
+    pub fn set_bundle_control_attribute_state(&mut self, catr: crate::bundle::ControlAttributes) {
+        self.bundle.catr = crate::bundle::ControlAttributes {
+            present: true,
+            ..catr
+        };
+    }
+
+    /// `CurrentBundleMemoryOrder`.
+    pub fn current_bundle_memory_order(&self) -> crate::memory_model::Order {
+        self.bundle.catr.memory_order()
     }
 
     /// `_BundleActive`.

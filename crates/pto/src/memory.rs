@@ -28,8 +28,7 @@
 use crate::addressing;
 use crate::forms::{self, pe_selected};
 use crate::machine::{
-    GmAccess, Machine, MemoryEvent, MemoryEventKind, Nibble, StrideSource, TransferInfo,
-    PTO_MODEL_MEMORY_AGENTS,
+    GmAccess, Machine, Nibble, StrideSource, TransferInfo, PTO_MODEL_MEMORY_AGENTS,
 };
 use crate::rows;
 use crate::shared::SharedTileInfo;
@@ -174,18 +173,13 @@ impl Machine {
         value: u64,
     ) {
         if self.capture.is_some() {
-            self.events.push(MemoryEvent {
-                kind: if write {
-                    MemoryEventKind::Store
-                } else {
-                    MemoryEventKind::Load
-                },
-                agent: pe,
-                address: addr,
-                size_bytes: dt.element_bytes(),
-                read_value: if write { 0 } else { value },
-                write_value: if write { value } else { 0 },
-            });
+            let order = self.bundle.catr.memory_order();
+            let size = dt.element_bytes();
+            if write {
+                self.events.record_store(pe, addr, size, value, order);
+            } else {
+                self.events.record_load(pe, addr, size, value, order);
+            }
         }
         if self.access_logging {
             self.accesses.push(GmAccess {

@@ -11,9 +11,12 @@
 //! `MemoryFenceOrders`, `MemoryCandidateExecutionValid`,
 //! `MemoryRelationAcyclic`, `MemoryExecutionAllowedTSO`).
 //!
-//! The checker sees only the events of a [`Candidate`]; the TLOAD/TSTORE
-//! events the machine captures are not fed into it (they carry no memory
-//! order, since the model has no B.CATR state).
+//! A [`Candidate`] is the one event list `_MemoryEvents`: the machine
+//! appends the events it captures (`RecordLoadEvent`, `RecordStoreEvent`,
+//! `RecordAtomicEvent` of `asl/arch/memory-model/atomicity.asl`, with the
+//! memory order of the bundle's B.CATR state) to the same list the
+//! `Add*Event` functions build by hand, so the checker judges captured and
+//! hand-added events together.
 
 /// `MemoryEventKind`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -212,6 +215,80 @@ impl Candidate {
             fence_successor: successor & 0xf,
             ..Self::event(Kind::Fence, agent, 0, 1)
         })
+    }
+
+    /// `NextMemoryCoherenceRank`: one above the highest rank of a write to
+    /// the same address and size (1 when there is none).
+    fn next_coherence_rank(&self, address: u64, size: u32) -> u64 {
+        self.events
+            .iter()
+            .filter(|e| e.is_write() && e.address == address && e.size_bytes == size)
+            .map(|e| e.coherence_rank + 1)
+            .fold(1, u64::max)
+    }
+
+    /// `ResolveCapturedReadFrom`: the read reads from the last earlier write
+    /// of its location holding the value it read (left at 0 when none does).
+    fn resolve_captured_read_from(&mut self, read: usize) {
+        let r = self.events[read];
+        if let Some(source) = (0..read).rev().find(|&i| {
+            let w = &self.events[i];
+            w.is_write() && w.shares_location(&r) && w.write_value == r.read_value
+        }) {
+            self.events[read].read_from = source;
+        }
+    }
+
+    /// `RecordLoadEventForAgent` under capture: `AddLoadEvent`, then
+    /// `ResolveCapturedReadFrom`.
+    pub fn record_load(&mut self, agent: usize, address: u64, size: u32, value: u64, order: Order) {
+        let i = self.add_load(agent, address, size, value, order);
+        self.resolve_captured_read_from(i);
+    }
+
+    /// `RecordStoreEventForAgent` under capture: `AddStoreEvent` at
+    /// `NextMemoryCoherenceRank`.
+    pub fn record_store(
+        &mut self,
+        agent: usize,
+        address: u64,
+        size: u32,
+        value: u64,
+        order: Order,
+    ) {
+        let rank = self.next_coherence_rank(address, size);
+        self.add_store(agent, address, size, value, order, rank);
+    }
+
+    /// `RecordAtomicEvent` under capture: ranked only when it wrote, then
+    /// `ResolveCapturedReadFrom`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn record_atomic(
+        &mut self,
+        agent: usize,
+        address: u64,
+        size: u32,
+        read_value: u64,
+        write_value: u64,
+        order: Order,
+        write_performed: bool,
+    ) {
+        let rank = if write_performed {
+            self.next_coherence_rank(address, size)
+        } else {
+            0
+        };
+        let i = self.add_atomic(
+            agent,
+            address,
+            size,
+            read_value,
+            write_value,
+            order,
+            rank,
+            write_performed,
+        );
+        self.resolve_captured_read_from(i);
     }
 
     /// `SetMemoryReadFrom(read, source)`; false where the ASL asserts
@@ -419,6 +496,34 @@ mod tests {
         let rx = c.add_load(1, 0, 8, 0, Order::Relaxed);
         assert!(c.set_read_from(ry, iy) && c.set_read_from(rx, ix));
         c
+    }
+
+    #[test]
+    fn recorded_stores_rank_after_the_last_write_of_their_location_only() {
+        let mut c = Candidate::default();
+        c.add_initial_write(0, 8, 0);
+        c.record_store(0, 0, 8, 1, Order::Relaxed);
+        c.record_store(0, 0, 8, 2, Order::Release);
+        c.record_store(0, 0, 4, 3, Order::Relaxed);
+        let ranks: Vec<u64> = c.events.iter().map(|e| e.coherence_rank).collect();
+        assert_eq!(ranks, [0, 1, 2, 1], "another size is another location");
+        assert_eq!(c.events[2].order, Order::Release);
+        c.record_atomic(0, 0, 8, 2, 9, Order::Acquire, false);
+        assert_eq!(c.events[4].coherence_rank, 0, "a failed atomic is unranked");
+        assert_eq!(c.events[4].read_from, 2, "it read the rank-2 store");
+    }
+
+    #[test]
+    fn recorded_load_reads_from_the_last_matching_write_or_stays_at_zero() {
+        let mut c = Candidate::default();
+        c.add_initial_write(0, 8, 7);
+        c.record_store(1, 0, 8, 8, Order::Relaxed);
+        c.record_store(1, 0, 8, 7, Order::Relaxed);
+        c.record_load(1, 0, 8, 7, Order::Relaxed);
+        assert_eq!(c.events[3].read_from, 2, "the last write of value 7");
+        c.record_load(1, 0, 8, 5, Order::Relaxed);
+        assert_eq!(c.events[4].read_from, 0, "no write of 5: left at 0");
+        assert!(!c.valid(), "a read of a value never written is not valid");
     }
 
     #[test]

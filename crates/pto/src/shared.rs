@@ -111,7 +111,7 @@ impl crate::Machine {
     /// `ResetMemoryExecution` (asl/arch/memory-model/memory-events.asl):
     /// `_MemoryEventCount = 0`.
     pub fn reset_memory_execution(&mut self) {
-        self.events.clear();
+        self.events.reset();
     }
 
     /// The direct `TLOADShared(id, bases, strides, size_code, rows, columns,

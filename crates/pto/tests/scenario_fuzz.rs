@@ -29,6 +29,10 @@ fn step() -> impl Strategy<Value = String> {
                 format!("op = \"{op}\"\n{extra}addr = \"{addr:#x}\"\nsize = {s}\nvalue = \"{v:#x}\"")
             }),
         (0u64..12, 0u64..12).prop_map(|(r, s)| format!("op = \"candidate-read-from\"\nread = {r}\nsource = {s}")),
+        prop::array::uniform6(any::<bool>()).prop_map(|b| format!(
+            "op = \"control-attributes\"\ntrap_enabled = {}\natomic = {}\nacquire = {}\nrelease = {}\nfar = {}\ndimension_reduction = {}",
+            b[0], b[1], b[2], b[3], b[4], b[5]
+        )),
         prop::sample::select(vec!["MemoryCandidateExecutionValid", "MemoryExecutionAllowedTSO", "CandidateEventCount"])
             .prop_map(|n| format!("op = \"expect-predicate\"\nname = \"{n}\"\nvalue = true")),
         (0u64..256, small.clone(), prop::sample::select(vec!["1111", "1010", "0000"]), prop::option::of(0u64..70), any::<bool>())
@@ -145,6 +149,9 @@ fn malformed_new_ops_name_the_step_and_the_reason() {
         ("op = \"candidate-atomic\"\nagent = 0\naddr = 0\nsize = 8\nvalue = 1\nrank = 1\nwrite_value = 2", "`write_performed`"),
         ("op = \"candidate-read-from\"\nread = 1", "`source`"),
         ("op = \"expect-event\"\nn = 0\nkind = \"fence\"", "`kind` = `fence`"),
+        ("op = \"expect-event\"\nn = 0\norder = \"SeqCst\"", "`order` = `SeqCst`"),
+        ("op = \"control-attributes\"\ntrap_enabled = false\natomic = false\nacquire = true\nrelease = false\nfar = false", "`dimension_reduction`"),
+        ("op = \"control-attributes\"\ntrap_enabled = false\natomic = false\nacquire = 1\nrelease = false\nfar = false\ndimension_reduction = false", "`acquire`"),
     ];
     for (step, reason) in cases {
         let text = format!("[[step]]\nop = \"reset\"\n\n[[step]]\n{step}\n");

@@ -97,7 +97,6 @@ pub fn run(sc: &Scenario, opts: RunOptions) -> FileReport {
         },
         step: 0,
         last_transfers: Vec::new(),
-        candidate: Default::default(),
         op: "",
     };
     for (i, op) in sc.steps.iter().enumerate() {
@@ -116,8 +115,6 @@ struct Runner {
     op: &'static str,
     /// Transfer records of the last TLOAD/TSTORE, for `expect-transfer`.
     last_transfers: Vec<crate::machine::TransferInfo>,
-    /// The hand-built candidate execution of the `candidate-*` ops.
-    candidate: crate::memory_model::Candidate,
 }
 
 fn hex(v: u64) -> String {
@@ -191,7 +188,6 @@ impl Runner {
         match op {
             Op::Reset => {
                 self.m.reset_profile_state();
-                self.candidate.reset();
             }
             Op::ResetBundle => {
                 self.m.reset_bundle_control_state();
@@ -214,7 +210,7 @@ impl Runner {
                 }
             }
             Op::Store { addr, size, value } => {
-                let r = self.m.store(*addr, *size, *value);
+                let r = self.m.scalar_store(*addr, *size, *value);
                 self.setup(&format!("store of {size} bytes at {}", hex(*addr)), r);
             }
             Op::Tile(spec) | Op::CubeTile(spec) => match tile_config(spec) {
@@ -396,7 +392,6 @@ impl Runner {
             }
             Op::ResetMemoryExecution => {
                 self.m.reset_memory_execution();
-                self.candidate.reset();
             }
             Op::CandidateEvent {
                 kind,
@@ -407,7 +402,7 @@ impl Runner {
                 order,
                 rank,
             } => {
-                let c = &mut self.candidate;
+                let c = self.m.memory_candidate_mut();
                 match kind {
                     CandidateKind::InitialWrite => c.add_initial_write(*addr, *size, *value),
                     CandidateKind::Load => c.add_load(*agent, *addr, *size, *value, *order),
@@ -430,13 +425,14 @@ impl Runner {
                 };
             }
             Op::CandidateReadFrom { read, source } => {
-                if !self.candidate.set_read_from(*read, *source) {
+                if !self.m.memory_candidate_mut().set_read_from(*read, *source) {
                     self.fail(
                         format!("events {read} and {source} in the candidate"),
-                        format!("{} events", self.candidate.events.len()),
+                        format!("{} events", self.m.memory_events().len()),
                     );
                 }
             }
+            Op::ControlAttributes(catr) => self.m.set_bundle_control_attribute_state(*catr),
             Op::TLoadShared {
                 id,
                 base,
@@ -611,7 +607,8 @@ impl Runner {
                     }
                 }
             }
-            Op::ExpectLoad { addr, size, value } => match self.m.load_unsigned(*addr, *size) {
+            Op::ExpectLoad { addr, size, value } => match self.m.scalar_load_unsigned(*addr, *size)
+            {
                 Ok(v) => self.check(
                     &format!("LoadUnsigned({}, {size}) =", hex(*addr)),
                     *value,
@@ -654,6 +651,9 @@ impl Runner {
                 read_value,
                 write_value,
                 agent,
+                order,
+                read_from,
+                rank,
             } => match ext::memory_event(&self.m, *n) {
                 Ok(Some(ev)) => {
                     if let Some(a) = agent {
@@ -683,6 +683,21 @@ impl Runner {
                     if let Some(v) = write_value {
                         self.check(&format!("event {n} write value"), *v, ev.write_value, |x| {
                             hex(*x)
+                        });
+                    }
+                    if let Some(o) = order {
+                        self.check(&format!("event {n} order"), *o, ev.order, |x| {
+                            format!("MemoryOrder_{x:?}")
+                        });
+                    }
+                    if let Some(r) = read_from {
+                        self.check(&format!("event {n} read_from"), *r, ev.read_from, |x| {
+                            x.to_string()
+                        });
+                    }
+                    if let Some(r) = rank {
+                        self.check(&format!("event {n} coherence_rank"), *r, ev.rank, |x| {
+                            x.to_string()
                         });
                     }
                 }
@@ -774,7 +789,7 @@ impl Runner {
                 Err(e) => self.fail(format!("trap context {context}"), e),
             },
             Op::ExpectPredicate { name, args, value } => {
-                let c = &self.candidate;
+                let c = self.m.memory_candidate();
                 let candidate = match name.as_str() {
                     "MemoryCandidateExecutionValid" => Some(Ok(PredValue::Bool(c.valid()))),
                     "MemoryExecutionAllowedTSO" => Some(Ok(PredValue::Bool(c.allowed_tso()))),
@@ -1216,6 +1231,9 @@ mod ext {
         pub size_bytes: u64,
         pub read_value: u64,
         pub write_value: u64,
+        pub order: crate::memory_model::Order,
+        pub read_from: u64,
+        pub rank: u64,
     }
 
     fn unsupported(what: &str) -> String {
@@ -1251,12 +1269,17 @@ mod ext {
                 MemoryEventKind::Load => "load",
                 MemoryEventKind::Store => "store",
                 MemoryEventKind::Atomic => "atomic",
+                MemoryEventKind::InitialWrite => "initial-write",
+                MemoryEventKind::Fence => "fence",
             },
             agent: e.agent as u64,
             address: e.address,
             size_bytes: e.size_bytes as u64,
             read_value: e.read_value,
             write_value: e.write_value,
+            order: e.order,
+            read_from: e.read_from as u64,
+            rank: e.coherence_rank,
         }))
     }
 

@@ -239,6 +239,9 @@ pub enum Op {
         read: usize,
         source: usize,
     },
+    /// `SetBundleControlAttributeState(trap_enabled, atomic, acquire,
+    /// release, far, dimension_reduction)`: the B.CATR state.
+    ControlAttributes(crate::bundle::ControlAttributes),
     /// The direct `TLOADShared` with one base and stride for every PE.
     TLoadShared {
         id: u8,
@@ -357,6 +360,9 @@ pub enum Op {
         read_value: Option<u64>,
         write_value: Option<u64>,
         agent: Option<u64>,
+        order: Option<crate::memory_model::Order>,
+        read_from: Option<u64>,
+        rank: Option<u64>,
     },
     ExpectBundleActive {
         value: bool,
@@ -484,6 +490,7 @@ impl Op {
                 ..
             } => "candidate-atomic",
             Op::CandidateReadFrom { .. } => "candidate-read-from",
+            Op::ControlAttributes(_) => "control-attributes",
             Op::TLoadShared { .. } => "tload-shared",
             Op::GMov { .. } => "gmov",
             Op::TMov { .. } => "tmov",
@@ -1050,6 +1057,15 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
             read: f.ranged("read", u32::MAX as u64)? as usize,
             source: f.ranged("source", u32::MAX as u64)? as usize,
         },
+        "control-attributes" => Op::ControlAttributes(crate::bundle::ControlAttributes {
+            present: true,
+            trap_enabled: f.bool("trap_enabled")?,
+            atomic: f.bool("atomic")?,
+            acquire: f.bool("acquire")?,
+            release: f.bool("release")?,
+            far: f.bool("far")?,
+            dimension_reduction: f.bool("dimension_reduction")?,
+        }),
         "tload-shared" => Op::TLoadShared {
             id: f.ranged("id", 255)? as u8,
             base: f.num("base")?,
@@ -1245,6 +1261,18 @@ fn parse_step(t: &toml::Table) -> Result<Op, String> {
                 read_value: f.opt_num("read_value")?,
                 write_value: f.opt_num("write_value")?,
                 agent: f.opt_num("agent")?,
+                order: match f.opt_string("order")? {
+                    None => None,
+                    Some(s) => {
+                        Some(crate::memory_model::Order::from_name(&s).ok_or_else(|| {
+                            format!(
+                                "`order` = `{s}`: want Relaxed, Acquire, Release or AcquireRelease"
+                            )
+                        })?)
+                    }
+                },
+                read_from: f.opt_num("read_from")?,
+                rank: f.opt_num("rank")?,
             }
         }
         "expect-bundle-active" => Op::ExpectBundleActive {
