@@ -10,7 +10,8 @@
 //! Spellings: GPRs `zero sp a0..a7 ra s0..s8 x0..x3` (PTO-FIELD-BLOCK-GPR-SELECTOR);
 //! Local tiles `T#1..T#16 U#1.. M#1.. N#1..` (register 0..63); destination
 //! hands `->T<size> ->U<..> ->M<..> ->N<..>`; masks as the spec writes them
-//! (`mask=1100`, PE0 leftmost). B.IOR's second source is the TLOAD/TSTORE
+//! (`mask=1100`, PE0 leftmost); TEPL starts by operation name
+//! (`BSTART.TEPL TADDS, U64`) or as `Mode, Function, DataType`. B.IOR's second source is the TLOAD/TSTORE
 //! GM row stride in bytes.
 
 use std::fmt;
@@ -119,6 +120,14 @@ fn render(d: &Decoded) -> String {
                 s.push_str(&format!(" [{v} form]"));
             }
             s
+        }
+        FormKind::TeplStart => {
+            let (mode, function) = (d.get("Mode"), d.get("Function"));
+            let dt = data_type_name(d.get("DataType"));
+            match forms::tepl_operation(forms::tepl_selector(mode, function)) {
+                Some(op) => format!("BSTART.TEPL {}, {dt}", op.name),
+                None => format!("BSTART.TEPL {mode}, {function}, {dt}"),
+            }
         }
         FormKind::Stop => "BSTOP".into(),
         FormKind::Hint { trace: true } => format!(
@@ -429,6 +438,40 @@ fn assemble_statement(n: usize, stmt: &str) -> Result<u32, AsmError> {
                 .find(|f| f.mnemonic == mn_upper && f.variant.is_none())
                 .ok_or_else(|| err(n, format!("unknown mnemonic `{mn_upper}`")))?;
             encode(n, form, &[("DataType", dt as u64)])
+        }
+        "BSTART.TEPL" | "BSTART.VEC" | "BSTART.SFU" => {
+            // `BSTART.TEPL TADDS, U64` or the catalog's `Mode, Function, DataType`.
+            let (mode, function, dt) = match ops.as_slice() {
+                [name, dt] => {
+                    let op = forms::tepl_operation_named(&name.to_ascii_uppercase())
+                        .ok_or_else(|| err(n, format!("unknown TEPL operation `{name}`")))?;
+                    (op.selector >> 5, op.selector & 31, dt)
+                }
+                [mode, function, dt] => {
+                    let num = |s: &str| {
+                        parse_number(s).ok_or_else(|| err(n, format!("bad number `{s}`")))
+                    };
+                    (num(mode)? as u32, num(function)? as u32, dt)
+                }
+                _ => {
+                    return Err(err(
+                        n,
+                        "BSTART.TEPL takes `Operation, DataType` or `Mode, Function, DataType`",
+                    ))
+                }
+            };
+            let dt = parse_data_type(dt.trim())
+                .ok_or_else(|| err(n, format!("unknown data type `{}`", dt.trim())))?;
+            let form = form_where(|f| f.kind == FormKind::TeplStart);
+            encode(
+                n,
+                form,
+                &[
+                    ("Mode", mode as u64),
+                    ("Function", function as u64),
+                    ("DataType", dt as u64),
+                ],
+            )
         }
         "BSTART.TMOV" => {
             // Only the Shared TMOV variants (Functions 9–12) are in the table.

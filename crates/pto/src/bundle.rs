@@ -1,5 +1,8 @@
 //! The bundle machine of the TLOAD/TSTORE path: header commands, bindings
-//! and the tile-memory operation at commit.
+//! and the tile-memory operation at commit. BSTART.TEPL (element-wise)
+//! blocks decode and collect their bindings under the same checks; at
+//! commit only their operand half runs (`run_tepl`, `crate::operands`),
+//! not the element-wise engines.
 //!
 //! ASL: `asl/block/model/dispatch/top-level.asl` (`ExecuteCommandInstruction`),
 //! `asl/block/model/dispatch/commands.asl` (`ExecuteDecodedBundleCommand`),
@@ -25,6 +28,7 @@ use crate::machine::{
     CommandExecution, Machine, StrideSource, PTO_MODEL_MEMORY_AGENTS, PTO_TILE_REGISTER_COUNT,
 };
 use crate::memory::{PadValue, PeAddressing};
+use crate::operands::TeplOperation;
 use crate::tile::{self, cube, TileInfo};
 use crate::types::{DataType, Fault, TileLayout, TileLocation, DTYPE_NONE};
 
@@ -82,12 +86,16 @@ pub struct DataAttributes {
     pub canonicalize: bool,
 }
 
-/// `_BundleOperation` of a tile-memory BSTART.
+/// `_BundleOperation` of a tile-memory or element-wise BSTART.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Operation {
     pub valid: bool,
+    /// `operation_class == BundleOperation_TileElement`: a BSTART.TEPL
+    /// block, whose `function` is the 7-bit TEPL selector.
+    pub tepl: bool,
     /// TLSU selector: 0 TLOAD, 1 TSTORE, 3 TPREFETCH, 4 MGATHER,
-    /// 5 MSCATTER, 9..12 Shared TMOV, 13 GMOV, 14 TSTORE.SPART.
+    /// 5 MSCATTER, 9..12 Shared TMOV, 13 GMOV, 14 TSTORE.SPART; or the
+    /// TEPL selector (Mode:Function) when `tepl`.
     pub function: u32,
     pub data_type: u32,
 }
@@ -288,8 +296,19 @@ impl Machine {
         };
         let r = match d.form.kind {
             FormKind::BundleStart { function } => {
-                self.bundle_start(function, d.fields.data_type);
+                self.bundle_start(function, false, d.fields.data_type);
                 Ok(())
+            }
+            FormKind::TeplStart => {
+                // BundleOperationDescriptorLegal: a reserved selector names
+                // no operation and is rejected before the open bundle commits.
+                let selector = forms::tepl_selector(d.fields.mode, d.fields.function);
+                if TeplOperation::from_selector(selector).is_none() {
+                    Err(Fault::IllegalInstruction)
+                } else {
+                    self.bundle_start(selector, true, d.fields.data_type);
+                    Ok(())
+                }
             }
             FormKind::Stop => {
                 self.complete_bundle();
@@ -349,7 +368,7 @@ impl Machine {
 
     /// `ExecuteDecodedBundleStart`: commits an open bundle first, then
     /// begins the new one with its operation descriptor.
-    fn bundle_start(&mut self, function: u32, data_type: u32) {
+    fn bundle_start(&mut self, function: u32, tepl: bool, data_type: u32) {
         if self.bundle.active && !self.complete_bundle() {
             return;
         }
@@ -357,6 +376,7 @@ impl Machine {
         self.bundle.active = true;
         self.bundle.op = Operation {
             valid: true,
+            tepl,
             function,
             data_type,
         };
@@ -506,7 +526,8 @@ impl Machine {
         // TMOV Local-to-Shared (Functions 9, 10): the B.IOT is source-only
         // (the Shared TSize belongs to the destination B.IOS), so a local
         // destination is a schema error.
-        let local_to_shared = self.bundle.op.valid && matches!(self.bundle.op.function, 9 | 10);
+        let op = self.bundle.op;
+        let local_to_shared = op.valid && !op.tepl && matches!(op.function, 9 | 10);
         if !self.bundle.tile_mask_can_append(mask) || (local_to_shared && dst) {
             return Err(Fault::TileLegality);
         }
@@ -562,6 +583,9 @@ impl Machine {
         {
             return Ok(());
         }
+        if b.op.tepl {
+            return self.run_tepl();
+        }
         if b.op.function == crate::prefetch::TPREFETCH_FUNCTION {
             return self.run_tprefetch();
         }
@@ -585,6 +609,38 @@ impl Machine {
             return Ok(());
         }
         self.run_local_tlsu()
+    }
+
+    /// `ExecuteBundleTileOperationLocally` for a TEPL (element-wise) block,
+    /// its operand half in the ASL's order: unconsumed Shared bindings are
+    /// `Fault_TileLegality`; a PE_MASK 0000 block is a no-op; incomplete
+    /// bindings for the operation's schema (`BundleOperationBindingsComplete`)
+    /// are `Fault_BundleControl`; illegal B.IOR values
+    /// (`BundleOperationGPRBindingValuesLegal`: flag, diagonal) are
+    /// `Fault_TileLegality`. A common PE mask across the B.IOT bindings is
+    /// enforced when each binds (`SelectedBundleTileMasksLegal` then holds).
+    ///
+    /// Not modelled: the TQUANT/TDEQUANT scale and zero-point value checks,
+    /// the per-operation B.DATR and closed-schema checks, and the engines.
+    /// A TEPL block that passes the operand checks therefore stops at the
+    /// model's boundary with `Fault_IllegalInstruction` (as an unmodelled
+    /// Shared TMOV does), publishing nothing.
+    fn run_tepl(&mut self) -> Result<(), Fault> {
+        let b = &self.bundle;
+        if b.shared_binding_count() != 0 {
+            return Err(Fault::TileLegality);
+        }
+        let op = TeplOperation::from_selector(b.op.function).ok_or(Fault::IllegalInstruction)?;
+        if b.selected_tile_mask_is_zero() {
+            return Ok(());
+        }
+        if !self.bundle_operation_bindings_complete(op) {
+            return Err(Fault::BundleControl);
+        }
+        if !self.bundle_operation_gpr_binding_values_legal(op) {
+            return Err(Fault::TileLegality);
+        }
+        Err(Fault::IllegalInstruction)
     }
 
     /// `ExecuteBundleTPREFETCHOperation`: no tile or Shared binding, every
@@ -1397,6 +1453,7 @@ impl Machine {
             && !d.saturating
             && !d.canonicalize
             && b.op.valid
+            && !b.op.tepl
             && match b.op.function {
                 0 => (21..=23).contains(&d.layout),
                 1 => (24..=26).contains(&d.layout),
@@ -1441,6 +1498,7 @@ mod clear_tests {
             body_active: true,
             op: Operation {
                 valid: true,
+                tepl: true,
                 function: 1,
                 data_type: 3,
             },
@@ -1482,5 +1540,161 @@ mod clear_tests {
         assert_ne!(b, Bundle::default());
         b.clear();
         assert_eq!(b, Bundle::default());
+    }
+}
+
+#[cfg(test)]
+mod tepl_tests {
+    use super::*;
+
+    fn machine() -> Machine {
+        Machine::new(4096)
+    }
+
+    /// Runs each assembled statement; the outcome of the last.
+    fn run(m: &mut Machine, text: &str) -> CommandExecution {
+        let mut last = CommandExecution::Executed;
+        for w in crate::asm::assemble(text).expect("assembles") {
+            last = m.execute_command_instruction(w);
+        }
+        last
+    }
+
+    fn op(name: &str) -> TeplOperation {
+        TeplOperation::from_name(name).unwrap()
+    }
+
+    #[test]
+    fn tepl_start_installs_the_element_wise_selector() {
+        let mut m = machine();
+        assert_eq!(
+            run(&mut m, "BSTART.TEPL TQUANT, U64"),
+            CommandExecution::Executed
+        );
+        let o = m.bundle_state().op;
+        assert!(o.valid && o.tepl);
+        assert_eq!(o.function, 0x06a);
+    }
+
+    #[test]
+    fn reserved_tepl_selector_is_illegal_before_the_open_bundle_commits() {
+        let mut m = machine();
+        run(&mut m, "BSTART.TLOAD U64");
+        // 0x005 is a reserved TEPL selector.
+        assert_eq!(
+            run(&mut m, "BSTART.TEPL 0, 5, U64"),
+            CommandExecution::Rejected
+        );
+        assert_eq!(m.last_fault(), Fault::IllegalInstruction);
+        let o = m.bundle_state().op;
+        assert!(m.bundle_state().active && !o.tepl && o.function == 0);
+    }
+
+    #[test]
+    fn tepl_bindings_share_one_participant_mask() {
+        let mut m = machine();
+        run(&mut m, "BSTART.TEPL TADD, U64; B.IOT T#1, mask=1100");
+        assert_eq!(
+            run(&mut m, "B.IOT T#2, mask=1111, last"),
+            CommandExecution::Rejected
+        );
+        assert_eq!(m.last_fault(), Fault::TileLegality);
+        assert!(m.bundle_state().tile_bindings[0].valid);
+        assert!(!m.bundle_state().tile_bindings[1].valid);
+    }
+
+    #[test]
+    fn a_second_ior_in_a_tepl_bundle_is_bundle_control() {
+        let mut m = machine();
+        run(&mut m, "BSTART.TEPL TADDS, U64; B.IOR a0, zero");
+        assert_eq!(run(&mut m, "B.IOR a1, zero"), CommandExecution::Rejected);
+        assert_eq!(m.last_fault(), Fault::BundleControl);
+        assert_eq!(m.bundle_state().scalar.source0, 2);
+    }
+
+    /// TSHL is TEPL selector 9, TMOV.L2S.INSERT's TLSU function number: the
+    /// Local-to-Shared source-only rule must not apply to it.
+    #[test]
+    fn tepl_selector_nine_takes_a_destination() {
+        let mut m = machine();
+        run(&mut m, "BSTART.TEPL TSHL, U64");
+        assert_eq!(
+            run(&mut m, "B.IOT T#1, T#2, mask=1111, last, ->T<1>"),
+            CommandExecution::Executed
+        );
+    }
+
+    #[test]
+    fn bindings_complete_counts_destinations_sources_and_the_last_binding() {
+        let mut m = machine();
+        run(
+            &mut m,
+            "BSTART.TEPL TADDS, U64; B.IOT T#1, mask=1111, last, ->T<1>",
+        );
+        assert!(m.bundle_operation_bindings_complete(op("TADDS")));
+        // TADD wants two sources, TSORT two destinations.
+        assert!(!m.bundle_operation_bindings_complete(op("TADD")));
+        assert!(!m.bundle_operation_bindings_complete(op("TSORT")));
+        let mut open = machine();
+        run(
+            &mut open,
+            "BSTART.TEPL TADDS, U64; B.IOT T#1, mask=1111, ->T<1>",
+        );
+        assert!(
+            !open.bundle_operation_bindings_complete(op("TADDS")),
+            "no last binding"
+        );
+        // A surplus B.IOR source.
+        run(&mut m, "B.IOR a0, a1");
+        assert!(!m.bundle_operation_bindings_complete(op("TADDS")));
+        assert!(m.bundle_operation_bindings_complete(op("TQUANT")));
+    }
+
+    #[test]
+    fn tepl_commit_with_incomplete_bindings_is_bundle_control() {
+        let mut m = machine();
+        run(
+            &mut m,
+            "BSTART.TEPL TADDS, U64; B.IOT mask=1111, last, ->T<1>",
+        );
+        assert_eq!(run(&mut m, "BSTOP"), CommandExecution::Rejected);
+        assert_eq!(m.last_fault(), Fault::BundleControl);
+        assert!(m.bundle_state().active, "left open for restart");
+    }
+
+    #[test]
+    fn tepl_commit_with_a_non_boolean_flag_is_tile_legality() {
+        let mut m = machine();
+        m.write_pe_gpr(0, 2, 2);
+        // TCI: scalar0 from RegSrc0, flag0 from RegSrc1 (a0 = GPR 2 holds 2).
+        run(
+            &mut m,
+            "BSTART.TEPL TCI, S32; B.IOT mask=1111, last, ->T<1>; B.IOR zero, a0",
+        );
+        assert_eq!(run(&mut m, "BSTOP"), CommandExecution::Rejected);
+        assert_eq!(m.last_fault(), Fault::TileLegality);
+    }
+
+    #[test]
+    fn a_complete_tepl_bundle_stops_at_the_unmodelled_engine() {
+        let mut m = machine();
+        run(
+            &mut m,
+            "BSTART.TEPL TCI, S32; B.IOT mask=1111, last, ->T<1>; B.IOR zero, zero",
+        );
+        assert_eq!(run(&mut m, "BSTOP"), CommandExecution::Rejected);
+        assert_eq!(m.last_fault(), Fault::IllegalInstruction);
+        assert_eq!(m.tile_allocation_mask(0), 0, "nothing published");
+    }
+
+    #[test]
+    fn a_zero_mask_tepl_bundle_commits_as_a_no_op() {
+        let mut m = machine();
+        run(
+            &mut m,
+            "BSTART.TEPL TADDS, U64; B.IOT mask=0000, last, ->T<1>",
+        );
+        assert_eq!(run(&mut m, "BSTOP"), CommandExecution::Executed);
+        assert!(!m.bundle_state().active);
     }
 }

@@ -73,6 +73,9 @@ pub enum FormKind {
     /// (0 TLOAD, 1 TSTORE, 3 TPREFETCH, 4 MGATHER, 5 MSCATTER, 9..12 Shared
     /// TMOV, 13 GMOV, 14 TSTORE.SPART).
     BundleStart { function: u32 },
+    /// BSTART.TEPL: an element-wise (VEC/SFU) block; its Mode and Function
+    /// fields give the TEPL selector ([`tepl_selector`]).
+    TeplStart,
     /// B.DIM …, ->LB`n`.
     BundleDimension { lb: u32 },
     /// B.IOR.
@@ -384,6 +387,35 @@ pub static FORMS: &[Form] = &[
             values: DATR_DATA_TYPES,
         }],
         kind: FormKind::BundleStart { function: 12 },
+    },
+    // BSTART.TEPL (accepted spellings BSTART.VEC/BSTART.SFU): the TEPL
+    // selector is Mode:Function. Only its operand half is modelled (see
+    // `crate::operands`); the element-wise engines are not.
+    Form {
+        form_id: "bstart_tepl_32_d022db6dacb3",
+        mnemonic: "BSTART.TEPL",
+        variant: None,
+        asm: "BSTART.TEPL Mode, Function, DataType",
+        mask: 0x000f_ffff,
+        matches: 0x0001_9181,
+        fields: &[
+            DATA_TYPE_27,
+            Field {
+                name: "Mode",
+                width: 2,
+                pieces: &[p(25, 0, 2)],
+            },
+            Field {
+                name: "Function",
+                width: 5,
+                pieces: &[p(20, 0, 5)],
+            },
+        ],
+        constraints: &[Constraint {
+            field: "DataType",
+            values: CONCRETE_DATA_TYPES,
+        }],
+        kind: FormKind::TeplStart,
     },
     Form {
         form_id: "b_dim_32_27602ab68929",
@@ -734,6 +766,8 @@ pub struct Fields {
     pub src_tile0: u32,
     pub src_tile1: u32,
     pub l: u32,
+    pub mode: u32,
+    pub function: u32,
 }
 
 impl Fields {
@@ -768,6 +802,8 @@ impl Fields {
                 "SrcTile0" => &mut v.src_tile0,
                 "SrcTile1" => &mut v.src_tile1,
                 "L" => &mut v.l,
+                "Mode" => &mut v.mode,
+                "Function" => &mut v.function,
                 other => unreachable!("FORMS field `{other}` has no Fields member"),
             };
             *slot = x;
@@ -915,6 +951,154 @@ pub fn tlsu_operation_name(function: u32) -> Option<&'static str> {
     }
 }
 
+/// One TEPL tile operation of `tile-operations.json` (family TEPL): its
+/// 7-bit selector (`DecodeTileOperation(TileDecode_TEPL, code)`), name, and
+/// operand schema as `TileOperandPresent` gives it: how many Local
+/// destinations (destination0/1) and sources (source0..4) it binds, and
+/// which GPR-fed fields it has ([`G_ADDRESS`] … [`G_FLAG0`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TeplOperationRow {
+    pub selector: u32,
+    pub name: &'static str,
+    pub destinations: u8,
+    pub sources: u8,
+    pub gpr_fields: u8,
+}
+
+/// GPR-fed operand fields of [`TeplOperationRow::gpr_fields`], in the
+/// architectural packing order.
+pub const G_ADDRESS: u8 = 1;
+pub const G_SCALAR0: u8 = 2;
+pub const G_SCALAR1: u8 = 4;
+pub const G_DIAGONAL: u8 = 8;
+pub const G_FLAG0: u8 = 16;
+
+const fn tepl(
+    selector: u32,
+    name: &'static str,
+    destinations: u8,
+    sources: u8,
+    gpr_fields: u8,
+) -> TeplOperationRow {
+    TeplOperationRow {
+        selector,
+        name,
+        destinations,
+        sources,
+        gpr_fields,
+    }
+}
+
+/// Every TEPL operation of the pinned catalog, by selector; selectors not
+/// listed are reserved (`DecodeTileOperation` returns
+/// `PTO_TILE_OPERATION_COUNT`, the start is `Fault_IllegalInstruction`).
+/// Checked against the catalog by `tests/decode_catalog.rs`.
+pub static TEPL_OPERATIONS: &[TeplOperationRow] = &[
+    tepl(0x000, "TADD", 1, 2, 0),
+    tepl(0x001, "TSUB", 1, 2, 0),
+    tepl(0x002, "TMUL", 1, 2, 0),
+    tepl(0x003, "TDIV", 1, 2, 0),
+    tepl(0x004, "TREM", 1, 2, 0),
+    tepl(0x006, "TAND", 1, 2, 0),
+    tepl(0x007, "TOR", 1, 2, 0),
+    tepl(0x008, "TXOR", 1, 2, 0),
+    tepl(0x009, "TSHL", 1, 2, 0),
+    tepl(0x00a, "TSHR", 1, 2, 0),
+    tepl(0x00b, "TMAX", 1, 2, 0),
+    tepl(0x00c, "TMIN", 1, 2, 0),
+    tepl(0x00d, "TCMP", 1, 2, 0),
+    tepl(0x00f, "TABS", 1, 1, 0),
+    tepl(0x010, "TNOT", 1, 1, 0),
+    tepl(0x011, "TNEG", 1, 1, 0),
+    tepl(0x012, "TEXP", 1, 1, 0),
+    tepl(0x013, "TLOG", 1, 1, 0),
+    tepl(0x014, "TRECIP", 1, 1, 0),
+    tepl(0x015, "TSQRT", 1, 1, 0),
+    tepl(0x016, "TRSQRT", 1, 1, 0),
+    tepl(0x017, "TRELU", 1, 1, 0),
+    tepl(0x01a, "TSEL", 1, 3, 0),
+    tepl(0x01b, "TCVT", 1, 1, 0),
+    tepl(0x01c, "TFMA", 1, 3, 0),
+    tepl(0x020, "TADDS", 1, 1, G_SCALAR0),
+    tepl(0x021, "TSUBS", 1, 1, G_SCALAR0),
+    tepl(0x022, "TMULS", 1, 1, G_SCALAR0),
+    tepl(0x023, "TDIVS", 1, 1, G_SCALAR0),
+    tepl(0x024, "TREMS", 1, 1, G_SCALAR0),
+    tepl(0x026, "TANDS", 1, 1, G_SCALAR0),
+    tepl(0x027, "TORS", 1, 1, G_SCALAR0),
+    tepl(0x028, "TXORS", 1, 1, G_SCALAR0),
+    tepl(0x029, "TSHLS", 1, 1, G_SCALAR0),
+    tepl(0x02a, "TSHRS", 1, 1, G_SCALAR0),
+    tepl(0x02b, "TMAXS", 1, 1, G_SCALAR0),
+    tepl(0x02c, "TMINS", 1, 1, G_SCALAR0),
+    tepl(0x02d, "TCMPS", 1, 1, G_SCALAR0),
+    tepl(0x03a, "TSELS", 1, 2, G_SCALAR0),
+    tepl(0x03b, "TEXPANDS", 1, 0, G_SCALAR0),
+    tepl(0x040, "TROWSUM", 1, 1, 0),
+    tepl(0x041, "TROWMAX", 1, 1, 0),
+    tepl(0x042, "TROWMIN", 1, 1, 0),
+    tepl(0x043, "TROWPROD", 1, 1, 0),
+    tepl(0x044, "TROWEXPAND", 1, 1, 0),
+    tepl(0x045, "TROWEXPANDADD", 1, 2, 0),
+    tepl(0x046, "TROWEXPANDSUB", 1, 2, 0),
+    tepl(0x047, "TROWEXPANDMUL", 1, 2, 0),
+    tepl(0x048, "TROWEXPANDDIV", 1, 2, 0),
+    tepl(0x049, "TROWEXPANDMAX", 1, 2, 0),
+    tepl(0x04a, "TROWEXPANDMIN", 1, 2, 0),
+    tepl(0x04b, "TROWEXPANDEXPDIF", 1, 2, 0),
+    tepl(0x04c, "TROWARGMAX", 1, 1, 0),
+    tepl(0x04d, "TROWARGMIN", 1, 1, 0),
+    tepl(0x050, "TCOLSUM", 1, 1, 0),
+    tepl(0x051, "TCOLMAX", 1, 1, 0),
+    tepl(0x052, "TCOLMIN", 1, 1, 0),
+    tepl(0x053, "TCOLPROD", 1, 1, 0),
+    tepl(0x054, "TCOLEXPAND", 1, 1, 0),
+    tepl(0x055, "TCOLEXPANDADD", 1, 2, 0),
+    tepl(0x056, "TCOLEXPANDSUB", 1, 2, 0),
+    tepl(0x057, "TCOLEXPANDMUL", 1, 2, 0),
+    tepl(0x058, "TCOLEXPANDDIV", 1, 2, 0),
+    tepl(0x059, "TCOLEXPANDMAX", 1, 2, 0),
+    tepl(0x05a, "TCOLEXPANDMIN", 1, 2, 0),
+    tepl(0x05b, "TCOLEXPANDEXPDIF", 1, 2, 0),
+    tepl(0x05c, "TCOLARGMAX", 1, 1, 0),
+    tepl(0x05d, "TCOLARGMIN", 1, 1, 0),
+    tepl(0x060, "TCONCAT", 1, 2, 0),
+    tepl(0x062, "TEXTRACT", 1, 1, 0),
+    tepl(0x063, "TINSERT", 1, 2, 0),
+    tepl(0x064, "TIMG2COL", 1, 1, 0),
+    tepl(0x065, "TFILLPAD", 1, 1, G_SCALAR0),
+    tepl(0x066, "TCI", 1, 0, G_SCALAR0 | G_FLAG0),
+    tepl(0x067, "TTRI", 1, 0, G_DIAGONAL | G_FLAG0),
+    tepl(0x068, "THISTOGRAM", 1, 2, 0),
+    tepl(0x06a, "TQUANT", 1, 1, G_SCALAR0 | G_SCALAR1),
+    tepl(0x06b, "TDEQUANT", 1, 1, G_SCALAR0 | G_SCALAR1),
+    tepl(0x06c, "TSORT", 2, 1, G_FLAG0),
+    tepl(0x06d, "TMRGSORT", 1, 2, G_FLAG0),
+    tepl(0x06e, "TTRANS", 1, 1, 0),
+    tepl(0x06f, "TGATHER", 1, 2, 0),
+    tepl(0x070, "TSCATTER", 1, 2, 0),
+    tepl(0x071, "TPARTADD", 1, 2, 0),
+    tepl(0x072, "TPARTMUL", 1, 2, 0),
+    tepl(0x073, "TPARTMAX", 1, 2, 0),
+    tepl(0x074, "TPARTMIN", 1, 2, 0),
+];
+
+/// `BundleSelectorCode` of a TEPL start: Mode in bits 6:5, Function in 4:0.
+pub fn tepl_selector(mode: u32, function: u32) -> u32 {
+    ((mode & 3) << 5) | (function & 31)
+}
+
+/// `DecodeTileOperation(TileDecode_TEPL, selector)`: the operation, or
+/// `None` for a reserved selector.
+pub fn tepl_operation(selector: u32) -> Option<&'static TeplOperationRow> {
+    TEPL_OPERATIONS.iter().find(|o| o.selector == selector)
+}
+
+/// The TEPL operation called `name` (`TADDS`).
+pub fn tepl_operation_named(name: &str) -> Option<&'static TeplOperationRow> {
+    TEPL_OPERATIONS.iter().find(|o| o.name == name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -959,6 +1143,8 @@ mod tests {
                     ("SrcTile0", f.src_tile0),
                     ("SrcTile1", f.src_tile1),
                     ("L", f.l),
+                    ("Mode", f.mode),
+                    ("Function", f.function),
                 ];
                 for (name, value) in typed {
                     assert_eq!(

@@ -1,11 +1,16 @@
-//! B.IOR operand packing for the TEPL operations the B.IOR AVS points name
-//! (TCI, TTRI, TSORT, TMRGSORT): which GPR input slot feeds which operand,
-//! and the value legality checked before the operation runs. The element-
-//! wise and sorting engines themselves are not modelled.
+//! The operand half of TEPL (element-wise) bundles: the per-operation
+//! schema of every TEPL operation (from `forms::TEPL_OPERATIONS`), B.IOR
+//! operand packing (which GPR input slot feeds which operand), the value
+//! legality checked before the operation runs, and
+//! `BundleOperationBindingsComplete`. The element-wise, sorting and
+//! quantization engines themselves are not modelled.
 //!
 //! ASL: `asl/block/model/dispatch/scalar-schema.asl`
 //! (`BundleOperationGPRInputCount`, `BundleOperationGPRInputSlot`,
-//! `BundleOperationGPRInputSelector`, `BundleOperationGPRBindingValuesLegal`),
+//! `BundleOperationGPRInputSelector`, `BundleOperationGPRBindingValuesLegal`,
+//! `BundleOperationScalarBindingSchemaLegal`),
+//! `asl/block/model/dispatch/descriptor-legality.asl`
+//! (`BundleOperationBindingsComplete`),
 //! `asl/block/model/operands/scalar-bindings.asl` (`SetBundleScalarBinding`),
 //! `asl/block/operands/B.IOR.asl` (PTO-INST-BLOCK-B-IOR).
 //!
@@ -15,6 +20,7 @@
 //! B.IOR omitted every selector reads as 0 (GPR 0, the architectural zero),
 //! so every operand is zero.
 
+use crate::forms;
 use crate::machine::Machine;
 
 /// `TileOperandField`, the GPR-fed fields in packing order.
@@ -35,38 +41,52 @@ const PACKING_ORDER: [TileOperandField; 5] = [
     TileOperandField::Flag0,
 ];
 
-/// The TEPL operations whose B.IOR packing the model knows (TEPL decode
-/// codes 0x066, 0x067, 0x06c, 0x06d).
+/// A TEPL operation of the catalog ([`forms::TEPL_OPERATIONS`]): its
+/// operand schema is what the bundle checks read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TeplOperation {
-    Tci,
-    Ttri,
-    Tsort,
-    Tmrgsort,
-}
+pub struct TeplOperation(&'static forms::TeplOperationRow);
 
 impl TeplOperation {
-    /// By the spec's operation name (`TCI`, `TTRI`, `TSORT`, `TMRGSORT`).
+    /// By the spec's operation name (`TCI`, `TADDS`, `TQUANT`, …).
     pub fn from_name(name: &str) -> Option<TeplOperation> {
-        Some(match name {
-            "TCI" => TeplOperation::Tci,
-            "TTRI" => TeplOperation::Ttri,
-            "TSORT" => TeplOperation::Tsort,
-            "TMRGSORT" => TeplOperation::Tmrgsort,
-            _ => return None,
-        })
+        forms::tepl_operation_named(name).map(TeplOperation)
     }
 
-    /// `TileOperandPresent(operation, field)` for the GPR-fed fields: TCI
-    /// takes scalar0 (the start value) and flag0, TTRI the diagonal and
-    /// flag0, TSORT and TMRGSORT flag0 only.
+    /// `DecodeTileOperation(TileDecode_TEPL, selector)`; `None` when reserved.
+    pub fn from_selector(selector: u32) -> Option<TeplOperation> {
+        forms::tepl_operation(selector).map(TeplOperation)
+    }
+
+    pub fn name(self) -> &'static str {
+        self.0.name
+    }
+
+    pub fn selector(self) -> u32 {
+        self.0.selector
+    }
+
+    /// Local destinations the operation binds (destination0, destination1).
+    pub fn destinations(self) -> usize {
+        self.0.destinations as usize
+    }
+
+    /// Local sources the operation binds (source0..source4).
+    pub fn sources(self) -> usize {
+        self.0.sources as usize
+    }
+
+    /// `TileOperandPresent(operation, field)` for the GPR-fed fields (TCI
+    /// takes scalar0 and flag0, TTRI the diagonal and flag0, TSORT and
+    /// TMRGSORT flag0, TADDS scalar0, TQUANT scalar0 and scalar1, …).
     pub fn operand_present(self, field: TileOperandField) -> bool {
-        use TileOperandField::*;
-        match self {
-            TeplOperation::Tci => matches!(field, Scalar0 | Flag0),
-            TeplOperation::Ttri => matches!(field, Diagonal | Flag0),
-            TeplOperation::Tsort | TeplOperation::Tmrgsort => field == Flag0,
-        }
+        let bit = match field {
+            TileOperandField::Address => forms::G_ADDRESS,
+            TileOperandField::Scalar0 => forms::G_SCALAR0,
+            TileOperandField::Scalar1 => forms::G_SCALAR1,
+            TileOperandField::Diagonal => forms::G_DIAGONAL,
+            TileOperandField::Flag0 => forms::G_FLAG0,
+        };
+        self.0.gpr_fields & bit != 0
     }
 
     /// `BundleOperationGPRInputCount`.
@@ -92,6 +112,7 @@ impl TeplOperation {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TeplOperands {
     pub scalar0: u64,
+    pub scalar1: u64,
     pub diagonal: i64,
     pub flag0: bool,
 }
@@ -140,6 +161,7 @@ impl Machine {
         use TileOperandField::*;
         TeplOperands {
             scalar0: self.gpr_operand(op, Scalar0).unwrap_or(0),
+            scalar1: self.gpr_operand(op, Scalar1).unwrap_or(0),
             diagonal: self.gpr_operand(op, Diagonal).unwrap_or(0) as i64,
             flag0: self.gpr_operand(op, Flag0).unwrap_or(0) != 0,
         }
@@ -159,10 +181,10 @@ impl Machine {
         flag_ok && diag_ok
     }
 
-    /// The B.IOR half of `BundleOperationBindingsComplete` for these
-    /// operations: no scalar destination (RegDst encodes zero) and every
-    /// source slot past the operation's input count encodes zero.
-    pub fn bundle_operation_scalar_bindings_complete(&self, op: TeplOperation) -> bool {
+    /// `BundleOperationScalarBindingSchemaLegal`: no scalar destination
+    /// (RegDst encodes zero) and every source slot past the operation's
+    /// input count encodes zero; true without B.IOR.
+    pub fn bundle_operation_scalar_binding_schema_legal(&self, op: TeplOperation) -> bool {
         let s = &self.bundle.scalar;
         if !s.valid {
             return true;
@@ -173,21 +195,73 @@ impl Machine {
                 .iter()
                 .all(|&r| r == 0)
     }
+
+    /// `BundleOperationBindingsComplete` for a TEPL operation: the valid
+    /// B.IOT bindings carry exactly the operation's Local destinations and
+    /// sources, a non-empty binding stream ends with its `last` binding,
+    /// and the B.IOR fits the operation's GPR schema. (The B.FPATR terms
+    /// belong to matrix operations; a TEPL bundle has no B.FPATR.)
+    pub fn bundle_operation_bindings_complete(&self, op: TeplOperation) -> bool {
+        let bindings = self.bundle.tile_bindings.iter().filter(|b| b.valid);
+        let (mut count, mut destinations, mut sources) = (0, 0, 0);
+        for b in bindings.clone() {
+            count += 1;
+            destinations += b.destination_valid as usize;
+            sources += b.source0_valid as usize + b.source1_valid as usize;
+        }
+        // BundleTileBindingStreamTerminated: one `last`, on the final binding.
+        let terminated = {
+            let mut seen_last = false;
+            let mut ok = true;
+            for b in bindings {
+                if seen_last {
+                    ok = false;
+                }
+                seen_last |= b.last;
+            }
+            ok && seen_last
+        };
+        destinations == op.destinations()
+            && sources == op.sources()
+            && (count == 0 || terminated)
+            && self.bundle_operation_scalar_binding_schema_legal(op)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn op(name: &str) -> TeplOperation {
+        TeplOperation::from_name(name).unwrap()
+    }
+
     #[test]
     fn operands_pack_in_architectural_order_skipping_absent_ones() {
         use TileOperandField::*;
-        assert_eq!(TeplOperation::Tci.gpr_input_slot(Scalar0), Some(0));
-        assert_eq!(TeplOperation::Tci.gpr_input_slot(Flag0), Some(1));
-        assert_eq!(TeplOperation::Ttri.gpr_input_slot(Diagonal), Some(0));
-        assert_eq!(TeplOperation::Ttri.gpr_input_slot(Flag0), Some(1));
-        assert_eq!(TeplOperation::Tsort.gpr_input_slot(Flag0), Some(0));
-        assert_eq!(TeplOperation::Tsort.gpr_input_slot(Scalar0), None);
-        assert_eq!(TeplOperation::Tmrgsort.gpr_input_count(), 1);
+        assert_eq!(op("TCI").gpr_input_slot(Scalar0), Some(0));
+        assert_eq!(op("TCI").gpr_input_slot(Flag0), Some(1));
+        assert_eq!(op("TTRI").gpr_input_slot(Diagonal), Some(0));
+        assert_eq!(op("TTRI").gpr_input_slot(Flag0), Some(1));
+        assert_eq!(op("TSORT").gpr_input_slot(Flag0), Some(0));
+        assert_eq!(op("TSORT").gpr_input_slot(Scalar0), None);
+        assert_eq!(op("TMRGSORT").gpr_input_count(), 1);
+        assert_eq!(op("TQUANT").gpr_input_slot(Scalar1), Some(1));
+        assert_eq!(op("TADDS").gpr_input_count(), 1);
+        assert_eq!(op("TADD").gpr_input_count(), 0);
+    }
+
+    #[test]
+    fn selectors_name_the_catalog_operations() {
+        assert_eq!(
+            TeplOperation::from_selector(0x020).map(|o| o.name()),
+            Some("TADDS")
+        );
+        assert_eq!(
+            TeplOperation::from_selector(0x06a).map(|o| o.name()),
+            Some("TQUANT")
+        );
+        assert_eq!(TeplOperation::from_selector(0x005), None);
+        assert_eq!(TeplOperation::from_selector(0x07f), None);
     }
 }

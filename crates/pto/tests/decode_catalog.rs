@@ -13,6 +13,7 @@ const PATH_MNEMONICS: &[&str] = &[
     "BSTART.MGATHER",
     "BSTART.MSCATTER",
     "BSTART.GMOV",
+    "BSTART.TEPL",
     "B.DIM",
     "B.IOR",
     "B.IOT",
@@ -319,6 +320,69 @@ fn tlsu_operations_match_tile_operations_catalog() {
                 forms::tlsu_operation_name(f),
                 None,
                 "TLSU function {f} is reserved"
+            );
+        }
+    }
+}
+
+/// The TEPL selector table (`forms::TEPL_OPERATIONS`) is the catalog's TEPL
+/// family: every operation with its selector (Mode:Function), Local
+/// destination and source counts and GPR-fed fields, and every reserved
+/// selector range absent.
+#[test]
+fn tepl_operations_match_tile_operations_catalog() {
+    let Some(cat) = catalog("tile-operations.json") else {
+        return;
+    };
+    let ops = cat["operations"].as_array().unwrap();
+    let tepl: Vec<&Value> = ops.iter().filter(|o| o["family"] == "TEPL").collect();
+    assert_eq!(tepl.len(), forms::TEPL_OPERATIONS.len());
+    for o in tepl {
+        let name = o["name"].as_str().unwrap();
+        let selector = hex(&o["selector"]);
+        let row = forms::tepl_operation(selector)
+            .unwrap_or_else(|| panic!("{name} ({selector:#05x}) missing"));
+        assert_eq!(row.name, name);
+        let mode = o["mode"].as_u64().unwrap() as u32;
+        let function = o["function"].as_u64().unwrap() as u32;
+        assert_eq!(forms::tepl_selector(mode, function), selector, "{name}");
+        let fields: Vec<&str> = o["operands"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["field"].as_str().unwrap())
+            .collect();
+        let count = |pred: &dyn Fn(&str) -> bool| fields.iter().filter(|f| pred(f)).count() as u8;
+        assert_eq!(
+            row.destinations,
+            count(&|f| f == "destination0" || f == "destination1"),
+            "{name} destinations"
+        );
+        assert_eq!(
+            row.sources,
+            count(&|f| f.starts_with("source")),
+            "{name} sources"
+        );
+        let mut gpr = 0;
+        for (field, bit) in [
+            ("address", forms::G_ADDRESS),
+            ("scalar0", forms::G_SCALAR0),
+            ("scalar1", forms::G_SCALAR1),
+            ("diagonal", forms::G_DIAGONAL),
+            ("flag0", forms::G_FLAG0),
+        ] {
+            if fields.contains(&field) {
+                gpr |= bit;
+            }
+        }
+        assert_eq!(row.gpr_fields, gpr, "{name} GPR fields");
+    }
+    for range in cat["reserved"]["tepl_selector_ranges"].as_array().unwrap() {
+        for s in hex(&range[0])..=hex(&range[1]) {
+            assert_eq!(
+                forms::tepl_operation(s),
+                None,
+                "TEPL selector {s:#05x} is reserved"
             );
         }
     }

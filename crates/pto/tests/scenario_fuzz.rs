@@ -65,6 +65,8 @@ fn step() -> impl Strategy<Value = String> {
         // Words near the real forms: BSTART.TLOAD/TSTORE, B.IOT, B.IOS, B.IOR, B.DATR, BSTOP.
         (prop::sample::select(vec![0x0001_1181u32, 0x0011_1181, 0x00e1_1181, 0x0031_1181, 0x0041_1181, 0x0051_1181, 0x00d1_1181, 0x00a1_1181, 0x33, 0x1033, 0x6013, 0x5013, 0x1013, 0x13, 0x1023, 0x1]), any::<u32>())
             .prop_map(|(base, noise)| format!("op = \"command\"\nword = \"{:#x}\"\nexpect = \"rejected\"", base | (noise & 0xfff8_0f80))),
+        // BSTART.TEPL with any Mode, Function (reserved selectors too) and DataType.
+        any::<u32>().prop_map(|noise| format!("op = \"command\"\nword = \"{:#x}\"\nexpect = \"rejected\"", 0x0001_9181 | (noise & 0xfff0_0000))),
         Just("op = \"execute\"\nexpect = \"any\"".to_string()),
         (small.clone(), n.clone(), small.clone(), prop::sample::select(vec!["Zero", "Max", "Min", "Null"]))
             .prop_map(|(i, b, x, p)| format!("op = \"mgather\"\nindex = {i}\nbase = \"{b:#x}\"\nindices = {x}\npad = \"{p}\"\nexpect = \"any\"")),
@@ -84,7 +86,7 @@ fn step() -> impl Strategy<Value = String> {
             .prop_map(|(i, s)| format!("op = \"tmov\"\nindex = {i}\nsource = {s}\nexpect = \"any\"")),
         (0u64..32, 0u64..32, 0u64..32, 0u64..32)
             .prop_map(|(d, a, b, c)| format!("op = \"scalar-binding\"\ndestination = {d}\nsource0 = {a}\nsource1 = {b}\nsource2 = {c}")),
-        (prop::sample::select(vec!["BundleTileInstructionOperands.scalar0", "BundleTileInstructionOperands.diagonal", "BundleTileInstructionOperands.flag0", "BundleOperationGPRBindingValuesLegal", "BundleOperationBindingsComplete"]), prop::sample::select(vec!["TCI", "TTRI", "TSORT", "TMRGSORT", "TLOAD"]))
+        (prop::sample::select(vec!["BundleTileInstructionOperands.scalar0", "BundleTileInstructionOperands.scalar1", "BundleTileInstructionOperands.diagonal", "BundleTileInstructionOperands.flag0", "BundleOperationGPRBindingValuesLegal", "BundleOperationBindingsComplete", "_BundleScalarBindings[[0]].source0", "_BundleScalarBindings[[0]].destination"]), prop::sample::select(vec!["TCI", "TTRI", "TSORT", "TMRGSORT", "TADDS", "TQUANT", "TLOAD", "TNOPE"]))
             .prop_map(|(n, o)| format!("op = \"expect-predicate\"\nname = \"{n}\"\nargs = [\"{o}\"]\nvalue = true")),
         (small.clone(), n.clone(), n.clone()).prop_map(|(i, b, s)| format!("op = \"tload\"\nindex = {i}\nbase = \"{b:#x}\"\nstride = \"{s:#x}\"\nexpect = \"any\"")),
         (small.clone(), n.clone(), n.clone()).prop_map(|(i, b, s)| format!("op = \"tstore\"\nindex = {i}\nbase = \"{b:#x}\"\nstride = \"{s:#x}\"\nexpect = \"any\"")),

@@ -1350,7 +1350,7 @@ mod ext {
         match args.get(i) {
             Some(PredArg::Name(s)) => {
                 crate::operands::TeplOperation::from_name(s).ok_or_else(|| {
-                    format!("unknown operation `{s}` (one of: TCI TTRI TSORT TMRGSORT)")
+                    format!("unknown operation `{s}` (want a TEPL operation name such as TADDS)")
                 })
             }
             Some(PredArg::Num(n)) => {
@@ -1386,11 +1386,13 @@ mod ext {
                 ))
             }
             "BundleTileInstructionOperands.scalar0"
+            | "BundleTileInstructionOperands.scalar1"
             | "BundleTileInstructionOperands.diagonal"
             | "BundleTileInstructionOperands.flag0" => {
                 let o = m.bundle_tile_instruction_operands(arg_tepl(args, 0)?);
                 Ok(match name.rsplit('.').next() {
                     Some("scalar0") => PredValue::Num(o.scalar0),
+                    Some("scalar1") => PredValue::Num(o.scalar1),
                     Some("diagonal") => PredValue::Num(o.diagonal as u64),
                     _ => PredValue::Bool(o.flag0),
                 })
@@ -1399,7 +1401,7 @@ mod ext {
                 m.bundle_operation_gpr_binding_values_legal(arg_tepl(args, 0)?),
             )),
             "BundleOperationBindingsComplete" => Ok(PredValue::Bool(
-                m.bundle_operation_scalar_bindings_complete(arg_tepl(args, 0)?),
+                m.bundle_operation_bindings_complete(arg_tepl(args, 0)?),
             )),
             "IndexedTLSUTransferDataTypeLegal" => Ok(PredValue::Bool(
                 crate::gather::indexed_tlsu_transfer_data_type_legal(arg_dtype(args, 0)?),
@@ -1437,6 +1439,18 @@ mod ext {
             }
             "_BundleScalarBindings[[0]].valid" => {
                 Ok(PredValue::Bool(m.bundle_state().scalar.valid))
+            }
+            "_BundleScalarBindings[[0]].destination" => {
+                Ok(PredValue::Num(m.bundle_state().scalar.destination as u64))
+            }
+            "_BundleScalarBindings[[0]].source0" => {
+                Ok(PredValue::Num(m.bundle_state().scalar.source0 as u64))
+            }
+            "_BundleScalarBindings[[0]].source1" => {
+                Ok(PredValue::Num(m.bundle_state().scalar.source1 as u64))
+            }
+            "_BundleScalarBindings[[0]].source2" => {
+                Ok(PredValue::Num(m.bundle_state().scalar.source2 as u64))
             }
             "_BundleOperation.selector" => Ok(PredValue::Num(m.bundle_state().op.function as u64)),
             "_BundleBodyActive" => Ok(PredValue::Bool(m.bundle_state().body_active)),
