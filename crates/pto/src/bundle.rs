@@ -616,12 +616,13 @@ impl Machine {
     /// `Fault_TileLegality`; a PE_MASK 0000 block is a no-op; incomplete
     /// bindings for the operation's schema (`BundleOperationBindingsComplete`)
     /// are `Fault_BundleControl`; illegal B.IOR values
-    /// (`BundleOperationGPRBindingValuesLegal`: flag, diagonal) are
-    /// `Fault_TileLegality`. A common PE mask across the B.IOT bindings is
-    /// enforced when each binds (`SelectedBundleTileMasksLegal` then holds).
+    /// (`BundleOperationGPRBindingValuesLegal`: flag, diagonal, TQUANT and
+    /// TDEQUANT scale and zero point) are `Fault_TileLegality`. A common PE
+    /// mask across the B.IOT bindings is enforced when each binds
+    /// (`SelectedBundleTileMasksLegal` then holds).
     ///
-    /// Not modelled: the TQUANT/TDEQUANT scale and zero-point value checks,
-    /// the per-operation B.DATR and closed-schema checks, and the engines.
+    /// Not modelled: the per-operation B.DATR and closed-schema checks, and
+    /// the engines.
     /// A TEPL block that passes the operand checks therefore stops at the
     /// model's boundary with `Fault_IllegalInstruction` (as an unmodelled
     /// Shared TMOV does), publishing nothing.

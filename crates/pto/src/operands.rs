@@ -22,6 +22,7 @@
 
 use crate::forms;
 use crate::machine::Machine;
+use crate::types::DataType;
 
 /// `TileOperandField`, the GPR-fed fields in packing order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -178,7 +179,30 @@ impl Machine {
         let diag_ok = self
             .gpr_operand(op, Diagonal)
             .is_none_or(|v| (-65535..=65535).contains(&(v as i64)));
-        flag_ok && diag_ok
+        flag_ok && diag_ok && self.quantization_operands_legal(op)
+    }
+
+    /// The TQUANT/TDEQUANT half of `BundleOperationGPRBindingValuesLegal`:
+    /// RegSrc0 a legal scale (`TileQuantizationScaleLegal`) and RegSrc1 a
+    /// zero point of the integer side's type (`TileQuantizationZeroPointLegal`:
+    /// TQUANT's B.DATR DataType, TDEQUANT's BSTART DataType; S8 or U8 only).
+    fn quantization_operands_legal(&self, op: TeplOperation) -> bool {
+        let tquant = match op.name() {
+            "TQUANT" => true,
+            "TDEQUANT" => false,
+            _ => return true,
+        };
+        let pe = self.current_pe;
+        let scale = self.read_pe_gpr(pe, self.gpr_input_selector(0));
+        let zero_point = self.read_pe_gpr(pe, self.gpr_input_selector(1));
+        let b = &self.bundle;
+        let code = if tquant {
+            b.datr.present.then_some(b.datr.data_type)
+        } else {
+            b.op.valid.then_some(b.op.data_type)
+        };
+        tile_quantization_scale_legal(scale)
+            && tile_quantization_zero_point_legal(zero_point, code.and_then(DataType::from_code))
     }
 
     /// `BundleOperationScalarBindingSchemaLegal`: no scalar destination
@@ -228,6 +252,25 @@ impl Machine {
     }
 }
 
+/// `TileQuantizationScaleLegal`: the word's FP32 value is positive, finite
+/// and nonzero (subnormals are legal).
+pub fn tile_quantization_scale_legal(scale: u64) -> bool {
+    let bits = scale as u32;
+    let exponent = (bits >> 23) & 0xff;
+    bits >> 31 == 0 && exponent != 0xff && bits != 0
+}
+
+/// `TileQuantizationZeroPointLegal`: the type is S8 or U8 (`None`, a
+/// non-concrete code, is the ASL's FP64 stand-in and illegal) and the word
+/// is already that type's normalized integer.
+pub fn tile_quantization_zero_point_legal(zero_point: u64, data_type: Option<DataType>) -> bool {
+    match data_type {
+        Some(DataType::S8) => zero_point as u8 as i8 as i64 as u64 == zero_point,
+        Some(DataType::U8) => zero_point <= 0xff,
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -249,6 +292,47 @@ mod tests {
         assert_eq!(op("TQUANT").gpr_input_slot(Scalar1), Some(1));
         assert_eq!(op("TADDS").gpr_input_count(), 1);
         assert_eq!(op("TADD").gpr_input_count(), 0);
+    }
+
+    #[test]
+    fn quantization_scale_is_a_positive_finite_nonzero_fp32() {
+        assert!(tile_quantization_scale_legal(0x3f80_0000)); // 1.0
+        assert!(tile_quantization_scale_legal(1)); // smallest subnormal
+        assert!(!tile_quantization_scale_legal(0));
+        assert!(!tile_quantization_scale_legal(0xbf80_0000)); // -1.0
+        assert!(!tile_quantization_scale_legal(0x7f80_0000)); // +inf
+        assert!(!tile_quantization_scale_legal(0x7fc0_0000)); // NaN
+    }
+
+    #[test]
+    fn quantization_zero_point_is_a_normalized_s8_or_u8() {
+        use DataType::*;
+        assert!(tile_quantization_zero_point_legal(0xff, Some(U8)));
+        assert!(!tile_quantization_zero_point_legal(0x100, Some(U8)));
+        assert!(tile_quantization_zero_point_legal(u64::MAX, Some(S8))); // -1
+        assert!(!tile_quantization_zero_point_legal(0xff, Some(S8)));
+        assert!(tile_quantization_zero_point_legal(0x7f, Some(S8)));
+        assert!(!tile_quantization_zero_point_legal(0, Some(S16)));
+        assert!(!tile_quantization_zero_point_legal(0, None));
+    }
+
+    #[test]
+    fn tquant_values_are_checked_only_for_tquant() {
+        let mut m = Machine::new(4096);
+        m.write_pe_gpr(0, 5, 0x3f80_0000);
+        m.set_bundle_scalar_binding(0, 5, 6, 0);
+        // No B.DATR: TQUANT's zero-point type is missing, so illegal.
+        assert!(!m.bundle_operation_gpr_binding_values_legal(op("TQUANT")));
+        assert!(m.bundle_operation_gpr_binding_values_legal(op("TADDS")));
+        // TDEQUANT takes BSTART's DataType: U8 with zero point 0 and scale 1.0.
+        m.bundle.op.valid = true;
+        m.bundle.op.data_type = DataType::U8.code();
+        assert!(m.bundle_operation_gpr_binding_values_legal(op("TDEQUANT")));
+        m.write_pe_gpr(0, 5, 0);
+        assert!(
+            !m.bundle_operation_gpr_binding_values_legal(op("TDEQUANT")),
+            "zero scale"
+        );
     }
 
     #[test]
