@@ -373,3 +373,37 @@ fn disasm_of_a_binary_file_without_raw_is_exit_2_pointing_at_raw() {
     assert_eq!(o.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&o.stdout).starts_with("8100feff\t"));
 }
+
+#[test]
+fn tepl_starts_assemble_by_operation_name_and_disassemble_back() {
+    let p = scratch(
+        "pto_cli_tepl",
+        "tepl.s",
+        "BSTART.TEPL TADDS, U64\nBSTART.TEPL 3, 10, U8\n",
+    );
+    let o = run(&["pto", "asm", s(&p)]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let words = String::from_utf8_lossy(&o.stdout).to_string();
+    assert_eq!(
+        words.split_whitespace().collect::<Vec<_>>(),
+        ["0xc2019181", "0xdea19181"]
+    );
+    let w = scratch("pto_cli_tepl", "words.txt", &words);
+    let o = run(&["pto", "disasm", s(&w)]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("BSTART.TEPL TADDS, U64"), "{text}");
+    assert!(text.contains("BSTART.TEPL TQUANT, U8"), "{text}");
+    // An unknown operation is one line naming it, exit 2.
+    let bad = scratch("pto_cli_tepl", "bad.s", "BSTART.TEPL TNOPE, U64\n");
+    let o = run(&["pto", "asm", s(&bad)]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("TNOPE"), "{err}");
+}
