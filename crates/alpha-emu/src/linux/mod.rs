@@ -409,8 +409,9 @@ pub struct Thread {
     pub clear_child_tid: u64,
     /// Unaligned-access control bits (UAC_*).
     pub uac: u64,
-    /// The mask to restore after a handler that interrupted `rt_sigsuspend`
-    /// (the kernel's saved_sigmask).
+    /// The caller's own mask while a wait with a temporary one
+    /// (`rt_sigsuspend`, `ppoll`, `pselect6`, `epoll_pwait`) is in force:
+    /// the handler's frame restores it (the kernel's saved_sigmask).
     pub saved_mask: Option<u64>,
     pub state: ThreadState,
     /// What the thread waits for while [`ThreadState::Blocked`].
@@ -1234,11 +1235,10 @@ impl Process {
             old_mask,
             &alt,
         )?;
+        // After a wait with a temporary mask (sigsuspend, ppoll, …) the
+        // handler runs with that mask, and its frame restores the caller's
+        // own (Linux's signal_delivered, sigmask_to_save).
         let mut mask = self.threads[t].sigmask | act.mask;
-        if saved.is_some() {
-            // After sigsuspend the handler runs with the caller's real mask.
-            mask = old_mask | act.mask;
-        }
         if act.flags & signal::SA_NODEFER == 0 {
             mask |= signal::bit(info.signo);
         }
@@ -1301,11 +1301,12 @@ impl Process {
                     // (a timed wait — poll, select — and rt_sigsuspend always
                     // fail EINTR, as those calls are never restarted).
                     self.unblock(i);
-                    // poll, ppoll (pause), select, pselect6 are never
-                    // restarted after a handler, timed or not (v0 still
-                    // holds the call's number: the pc is on the callsys).
+                    // poll, ppoll (pause), select, pselect6 and the
+                    // epoll waits are never restarted after a handler,
+                    // timed or not (signal(7); v0 still holds the call's
+                    // number: the pc is on the callsys).
                     let nr = self.machine.cpus[self.threads[i].cpu].r[0];
-                    let never_restarted = matches!(nr, 94 | 358 | 463 | 464);
+                    let never_restarted = matches!(nr, 94 | 358 | 463 | 464 | 409 | 474 | 551);
                     let timed = self.threads[i].timeout_at.take().is_some() || never_restarted;
                     let suspended = self.threads[i].saved_mask.is_some();
                     if act.flags & signal::SA_RESTART == 0 || timed || suspended {
@@ -1334,7 +1335,20 @@ impl Process {
     }
 
     /// Deliver the lowest unblocked pending signal to the running thread.
-    fn deliver_pending(&mut self, _host: &mut dyn Host) -> Option<Exit> {
+    /// A temporary mask still in force once no handler took a signal (the
+    /// signal went to another thread, or the interrupted wait is about to
+    /// run again) gives way to the thread's own: a wait that runs again
+    /// installs its mask again.
+    fn deliver_pending(&mut self, host: &mut dyn Host) -> Option<Exit> {
+        let exit = self.deliver_one(host);
+        let th = &mut self.threads[self.cur];
+        if let Some(own) = th.saved_mask.take() {
+            th.sigmask = own;
+        }
+        exit
+    }
+
+    fn deliver_one(&mut self, _host: &mut dyn Host) -> Option<Exit> {
         if self.signals.pending.is_empty() {
             return None;
         }
