@@ -528,6 +528,20 @@ fn ext_name(e: Ext) -> &'static str {
     }
 }
 
+/// Record the file-backed ranges of a loaded ELF image (read from `path`).
+fn note_image_files(
+    aspace: &mut mm::AddressSpace,
+    img: &loader::LoadedImage,
+    path: &std::path::Path,
+) {
+    let meta = std::fs::metadata(path).ok();
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let name = real.to_string_lossy();
+    for &(start, end, offset) in &img.file_ranges {
+        aspace.note_file(start, mm::FileMap::of(meta.as_ref(), &name, end, offset));
+    }
+}
+
 impl Process {
     /// Load `elf` (and its `PT_INTERP` loader through `opts.sysroot`) and
     /// build the initial stack.
@@ -618,6 +632,10 @@ impl Process {
             .ok()
             .map(|s| alpha_isa::symbols::Symbols::for_section(&s, ".text"));
         let exe_path = std::fs::canonicalize(&execfn).unwrap_or_else(|_| execfn.clone().into());
+        note_image_files(&mut aspace, &image, &exe_path);
+        if let (Some(li), Some(path)) = (&interp_img, &interp_path) {
+            note_image_files(&mut aspace, li, path);
+        }
         let mut objects = vec![crate::symbols::LoadedObject {
             path: exe_path.clone(),
             start: image.start,
@@ -758,6 +776,7 @@ impl Process {
         let mut p = Process::new(elf, opts)?;
         let exe = std::fs::canonicalize(host).unwrap_or_else(|_| host.to_path_buf());
         p.exe_path = exe.clone();
+        note_image_files(&mut p.aspace, &p.image, &exe);
         p.objects[0].path = exe;
         p.comm = host
             .file_name()

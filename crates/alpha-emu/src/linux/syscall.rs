@@ -1632,7 +1632,7 @@ fn mmap(p: &mut Process, a: [u64; 6]) -> Result<u64, u64> {
             }
         }
         b.truncate(got);
-        backing = Some(path.clone());
+        backing = Some((path.clone(), file.metadata().ok()));
         Some(b)
     } else {
         None
@@ -1645,9 +1645,18 @@ fn mmap(p: &mut Process, a: [u64; 6]) -> Result<u64, u64> {
         flags,
         contents.as_deref(),
     )?;
+    let Some((path, meta)) = backing else {
+        return Ok(at);
+    };
+    let end = at.saturating_add(super::mm::page_up(len).unwrap_or(len));
+    // The kernel names the file it maps, symbolic links resolved.
+    let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+    let name = real.to_string_lossy();
+    p.aspace
+        .note_file(at, super::mm::FileMap::of(meta.as_ref(), &name, end, off));
     // A file mapped executable is code a diagnostic may need to name
     // (the libraries ld.so maps).
-    if let Some(path) = backing.filter(|_| prot & super::mm::PROT_EXEC != 0) {
+    if prot & super::mm::PROT_EXEC != 0 {
         p.note_mapping(crate::symbols::LoadedObject {
             path,
             start: at,
