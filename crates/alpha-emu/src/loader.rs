@@ -84,6 +84,11 @@ pub struct LoadedImage {
     pub end: u64,
     /// `PT_GNU_STACK` says the stack is executable.
     pub exec_stack: bool,
+    /// The page ranges the file itself backs, as the kernel's `elf_map`
+    /// maps them: `(start, end, file offset of start)` per segment with
+    /// file contents, the page holding its last file byte included (the
+    /// rest of its memory size is anonymous).
+    pub file_ranges: Vec<(u64, u64, u64)>,
 }
 
 struct Seg {
@@ -154,6 +159,7 @@ pub fn load(mem: &mut Memory, data: &[u8], dyn_bias: u64) -> Result<LoadedImage,
         start: u64::MAX,
         end: 0,
         exec_stack: false,
+        file_ranges: Vec::new(),
     };
     let mut total = 0u64;
     for ph in phdrs {
@@ -250,6 +256,12 @@ pub fn load(mem: &mut Memory, data: &[u8], dyn_bias: u64) -> Result<LoadedImage,
     for s in &segs {
         let bytes = &data[s.offset as usize..(s.offset + s.filesz) as usize];
         mem.poke(s.vaddr, bytes).map_err(|e| bad(e.to_string()))?;
+        if s.filesz > 0 {
+            let lead = s.vaddr & (PAGE_SIZE - 1);
+            let end = (s.vaddr + s.filesz).next_multiple_of(PAGE_SIZE);
+            img.file_ranges
+                .push((s.vaddr - lead, end, s.offset.saturating_sub(lead)));
+        }
     }
     Ok(img)
 }

@@ -32,7 +32,7 @@ use std::rc::{Rc, Weak};
 
 use super::errno::*;
 use super::fs::{self, Fd, Object};
-use super::syscall::Outcome;
+use super::syscall::{with_wait_mask, Outcome};
 use super::{time, Host, Process, Wait};
 
 // linux/eventpoll.h.
@@ -155,9 +155,12 @@ pub fn dispatch(p: &mut Process, host: &dyn Host, nr: u64, a: [u64; 6]) -> Optio
         407 => R(epoll_create(p, 0)),
         486 => R(epoll_create(p, a[0])),
         408 => R(epoll_ctl(p, host, a[0], a[1], a[2], a[3])),
-        409 | 474 => epoll_wait(p, host, a[0], a[1], a[2], ms_timeout(a[3] as i32)),
+        409 => epoll_wait(p, host, a[0], a[1], a[2], ms_timeout(a[3] as i32)),
+        474 => with_wait_mask(p, a[4], a[5], |p| {
+            epoll_wait(p, host, a[0], a[1], a[2], ms_timeout(a[3] as i32))
+        }),
         551 => match timespec_timeout(p, a[3]) {
-            Ok(t) => epoll_wait(p, host, a[0], a[1], a[2], t),
+            Ok(t) => with_wait_mask(p, a[4], a[5], |p| epoll_wait(p, host, a[0], a[1], a[2], t)),
             Err(e) => R(Err(e)),
         },
         481 => R(timerfd_create(p, a[0], a[1])),

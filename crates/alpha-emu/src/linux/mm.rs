@@ -3,9 +3,15 @@
 //! Linux). Addresses for non-fixed mappings are chosen bottom-up from
 //! `TASK_UNMAPPED_BASE` (arch/alpha/include/asm/processor.h: TASK_SIZE / 2),
 //! deterministically, so every run of a program sees the same addresses.
+//! The address space also remembers which ranges map which file (the
+//! program's and its interpreter's segments, file `mmap`s), followed
+//! through `munmap`, `mremap` and fixed mappings over them, for
+//! `/proc/self/maps`.
 
 use super::errno::*;
 use crate::memory::{Memory, Perm, PAGE_SIZE};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// `TASK_SIZE` of 64-bit Alpha Linux processes (43-bit user space).
 pub const TASK_SIZE: u64 = 0x400_0000_0000;
@@ -28,12 +34,43 @@ pub fn page_up(x: u64) -> Option<u64> {
     x.checked_add(PAGE_SIZE - 1).map(|v| v & !(PAGE_SIZE - 1))
 }
 
+/// The file a range of pages maps, as `/proc/PID/maps` shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileMap {
+    /// One past the range's last byte (page aligned).
+    pub end: u64,
+    /// File offset of the range's first byte.
+    pub offset: u64,
+    /// The file's device (`st_dev`, the host's encoding) and inode.
+    pub dev: u64,
+    pub ino: u64,
+    pub path: Arc<str>,
+}
+
+impl FileMap {
+    /// A range ending at `end` of the file at `path` with metadata `meta`,
+    /// from file offset `offset`.
+    pub fn of(meta: Option<&std::fs::Metadata>, path: &str, end: u64, offset: u64) -> FileMap {
+        use std::os::unix::fs::MetadataExt;
+        let (dev, ino) = meta.map_or((0, 0), |m| (m.dev(), m.ino()));
+        FileMap {
+            end,
+            offset,
+            dev,
+            ino,
+            path: path.into(),
+        }
+    }
+}
+
 /// The program break and mmap state.
 #[derive(Clone, Debug)]
 pub struct AddressSpace {
     pub brk_start: u64,
     pub brk: u64,
     pub mmap_base: u64,
+    /// File-backed ranges by start address; they never overlap.
+    files: BTreeMap<u64, FileMap>,
 }
 
 impl AddressSpace {
@@ -42,6 +79,68 @@ impl AddressSpace {
             brk_start,
             brk: brk_start,
             mmap_base: TASK_UNMAPPED_BASE,
+            files: BTreeMap::new(),
+        }
+    }
+
+    /// Record that `[start, map.end)` maps a file (replacing whatever the
+    /// range mapped before).
+    pub fn note_file(&mut self, start: u64, map: FileMap) {
+        self.forget(start, map.end);
+        if map.end > start {
+            self.files.insert(start, map);
+        }
+    }
+
+    /// `[start, end)` no longer maps a file: ranges overlapping it are cut
+    /// (a range split in two keeps its file offsets).
+    pub fn forget(&mut self, start: u64, end: u64) {
+        let hit: Vec<u64> = self
+            .files
+            .range(..end)
+            .rev()
+            .take_while(|(_, m)| m.end > start)
+            .map(|(&s, _)| s)
+            .collect();
+        for s in hit {
+            let m = self.files.remove(&s).expect("listed");
+            if s < start {
+                self.files.insert(
+                    s,
+                    FileMap {
+                        end: start,
+                        ..m.clone()
+                    },
+                );
+            }
+            if m.end > end {
+                let offset = m.offset + (end - s);
+                self.files.insert(end, FileMap { offset, ..m });
+            }
+        }
+    }
+
+    /// The file mapped at `addr` and the file offset of that byte.
+    pub fn file_at(&self, addr: u64) -> Option<(&FileMap, u64)> {
+        let (&s, m) = self.files.range(..=addr).next_back()?;
+        (addr < m.end).then(|| (m, m.offset + (addr - s)))
+    }
+
+    /// Move the file ranges in `[old, old + len)` to start at `new`.
+    fn relocate(&mut self, old: u64, len: u64, new: u64) {
+        let end = old + len;
+        // Split at both ends first, so every range inside starts inside.
+        self.forget(end, end);
+        self.forget(old, old);
+        let moved: Vec<(u64, FileMap)> = self
+            .files
+            .range(old..end)
+            .map(|(&s, m)| (s, m.clone()))
+            .collect();
+        self.forget(old, end);
+        for (s, m) in moved {
+            let to = new + (m.end - old);
+            self.note_file(new + (s - old), FileMap { end: to, ..m });
         }
     }
 
@@ -118,6 +217,7 @@ impl AddressSpace {
         };
         let perm = prot_perm(prot);
         mem.map_zero(at, len, perm).map_err(|_| ENOMEM)?;
+        self.forget(at, at + len);
         if let Some(bytes) = contents {
             let n = bytes.len().min(len as usize);
             mem.poke(at, &bytes[..n]).map_err(|_| EFAULT)?;
@@ -134,6 +234,7 @@ impl AddressSpace {
             return Err(EINVAL);
         }
         mem.unmap(addr, len).map_err(|_| EINVAL)?;
+        self.forget(addr, addr + len);
         Ok(0)
     }
 
@@ -180,6 +281,7 @@ impl AddressSpace {
         if new_len <= old_len {
             if new_len < old_len {
                 let _ = mem.unmap(old + new_len, old_len - new_len);
+                self.forget(old + new_len, old + old_len);
             }
             return Ok(old);
         }
@@ -191,6 +293,7 @@ impl AddressSpace {
         {
             mem.map_zero(old + old_len, grow, perm)
                 .map_err(|_| ENOMEM)?;
+            self.grow_file(old + old_len, grow);
             return Ok(old);
         }
         if flags & MREMAP_MAYMOVE == 0 {
@@ -207,7 +310,19 @@ impl AddressSpace {
             off += PAGE_SIZE;
         }
         let _ = mem.unmap(old, old_len);
+        self.relocate(old, old_len, at);
+        self.grow_file(at + old_len, new_len - old_len);
         Ok(at)
+    }
+
+    /// A mapping that ended at `end` grew by `by` bytes: a file range
+    /// ending there goes on into the file, as the kernel's vma does.
+    fn grow_file(&mut self, end: u64, by: u64) {
+        if let Some((_, m)) = self.files.range_mut(..end).next_back() {
+            if m.end == end {
+                m.end = end + by;
+            }
+        }
     }
 }
 
@@ -240,4 +355,92 @@ pub fn prot_perm(prot: u64) -> Perm {
         p = p.union(Perm::X);
     }
     p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const P: u64 = PAGE_SIZE;
+
+    fn file(end: u64, offset: u64) -> FileMap {
+        FileMap {
+            end,
+            offset,
+            dev: 1,
+            ino: 7,
+            path: "/lib/x.so".into(),
+        }
+    }
+
+    fn ranges(a: &AddressSpace) -> Vec<(u64, u64, u64)> {
+        a.files.iter().map(|(&s, m)| (s, m.end, m.offset)).collect()
+    }
+
+    #[test]
+    fn forgetting_the_middle_of_a_file_range_keeps_both_ends_offsets() {
+        let mut a = AddressSpace::new(0x1000_0000);
+        a.note_file(10 * P, file(14 * P, 0x4000));
+        a.forget(11 * P, 12 * P);
+        assert_eq!(
+            ranges(&a),
+            vec![(10 * P, 11 * P, 0x4000), (12 * P, 14 * P, 0x4000 + 2 * P)]
+        );
+        assert_eq!(
+            a.file_at(13 * P + 5).map(|(_, o)| o),
+            Some(0x4000 + 3 * P + 5)
+        );
+        assert!(a.file_at(11 * P).is_none());
+    }
+
+    #[test]
+    fn a_new_file_range_replaces_the_overlapped_parts_of_older_ones() {
+        let mut a = AddressSpace::new(0x1000_0000);
+        a.note_file(0, file(4 * P, 0));
+        a.note_file(3 * P, file(6 * P, 0x10_0000));
+        assert_eq!(ranges(&a), vec![(0, 3 * P, 0), (3 * P, 6 * P, 0x10_0000)]);
+    }
+
+    #[test]
+    fn mremap_moves_a_file_range_with_its_offsets_and_grows_it_into_the_file() {
+        let mut mem = Memory::new();
+        let mut a = AddressSpace::new(0x1000_0000);
+        let at = a
+            .mmap(&mut mem, 0, 2 * P, 1, MAP_PRIVATE, Some(&[1; 16]))
+            .unwrap();
+        a.note_file(at, file(at + 2 * P, 3 * P));
+        // Block growth in place so the mapping has to move.
+        a.mmap(&mut mem, at + 2 * P, P, 1, MAP_PRIVATE | MAP_FIXED, None)
+            .unwrap();
+        let to = a
+            .mremap(&mut mem, at, 2 * P, 4 * P, MREMAP_MAYMOVE)
+            .unwrap();
+        assert_ne!(to, at);
+        assert!(a.file_at(at).is_none());
+        assert_eq!(ranges(&a), vec![(to, to + 4 * P, 3 * P)]);
+        let shrunk = a.mremap(&mut mem, to, 4 * P, P, 0).unwrap();
+        assert_eq!(shrunk, to);
+        assert_eq!(ranges(&a), vec![(to, to + P, 3 * P)]);
+    }
+
+    #[test]
+    fn munmap_and_anonymous_fixed_mappings_forget_the_file() {
+        let mut mem = Memory::new();
+        let mut a = AddressSpace::new(0x1000_0000);
+        let at = a
+            .mmap(&mut mem, 0, 3 * P, 1, MAP_PRIVATE, Some(&[1; 16]))
+            .unwrap();
+        a.note_file(at, file(at + 3 * P, 0));
+        a.mmap(
+            &mut mem,
+            at + 2 * P,
+            P,
+            3,
+            MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+            None,
+        )
+        .unwrap();
+        a.munmap(&mut mem, at, P).unwrap();
+        assert_eq!(ranges(&a), vec![(at + P, at + 2 * P, P)]);
+    }
 }

@@ -409,8 +409,9 @@ pub struct Thread {
     pub clear_child_tid: u64,
     /// Unaligned-access control bits (UAC_*).
     pub uac: u64,
-    /// The mask to restore after a handler that interrupted `rt_sigsuspend`
-    /// (the kernel's saved_sigmask).
+    /// The caller's own mask while a wait with a temporary one
+    /// (`rt_sigsuspend`, `ppoll`, `pselect6`, `epoll_pwait`) is in force:
+    /// the handler's frame restores it (the kernel's saved_sigmask).
     pub saved_mask: Option<u64>,
     pub state: ThreadState,
     /// What the thread waits for while [`ThreadState::Blocked`].
@@ -527,6 +528,20 @@ fn ext_name(e: Ext) -> &'static str {
     }
 }
 
+/// Record the file-backed ranges of a loaded ELF image (read from `path`).
+fn note_image_files(
+    aspace: &mut mm::AddressSpace,
+    img: &loader::LoadedImage,
+    path: &std::path::Path,
+) {
+    let meta = std::fs::metadata(path).ok();
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let name = real.to_string_lossy();
+    for &(start, end, offset) in &img.file_ranges {
+        aspace.note_file(start, mm::FileMap::of(meta.as_ref(), &name, end, offset));
+    }
+}
+
 impl Process {
     /// Load `elf` (and its `PT_INTERP` loader through `opts.sysroot`) and
     /// build the initial stack.
@@ -617,6 +632,10 @@ impl Process {
             .ok()
             .map(|s| alpha_isa::symbols::Symbols::for_section(&s, ".text"));
         let exe_path = std::fs::canonicalize(&execfn).unwrap_or_else(|_| execfn.clone().into());
+        note_image_files(&mut aspace, &image, &exe_path);
+        if let (Some(li), Some(path)) = (&interp_img, &interp_path) {
+            note_image_files(&mut aspace, li, path);
+        }
         let mut objects = vec![crate::symbols::LoadedObject {
             path: exe_path.clone(),
             start: image.start,
@@ -757,6 +776,7 @@ impl Process {
         let mut p = Process::new(elf, opts)?;
         let exe = std::fs::canonicalize(host).unwrap_or_else(|_| host.to_path_buf());
         p.exe_path = exe.clone();
+        note_image_files(&mut p.aspace, &p.image, &exe);
         p.objects[0].path = exe;
         p.comm = host
             .file_name()
@@ -1234,11 +1254,10 @@ impl Process {
             old_mask,
             &alt,
         )?;
+        // After a wait with a temporary mask (sigsuspend, ppoll, …) the
+        // handler runs with that mask, and its frame restores the caller's
+        // own (Linux's signal_delivered, sigmask_to_save).
         let mut mask = self.threads[t].sigmask | act.mask;
-        if saved.is_some() {
-            // After sigsuspend the handler runs with the caller's real mask.
-            mask = old_mask | act.mask;
-        }
         if act.flags & signal::SA_NODEFER == 0 {
             mask |= signal::bit(info.signo);
         }
@@ -1301,11 +1320,12 @@ impl Process {
                     // (a timed wait — poll, select — and rt_sigsuspend always
                     // fail EINTR, as those calls are never restarted).
                     self.unblock(i);
-                    // poll, ppoll (pause), select, pselect6 are never
-                    // restarted after a handler, timed or not (v0 still
-                    // holds the call's number: the pc is on the callsys).
+                    // poll, ppoll (pause), select, pselect6 and the
+                    // epoll waits are never restarted after a handler,
+                    // timed or not (signal(7); v0 still holds the call's
+                    // number: the pc is on the callsys).
                     let nr = self.machine.cpus[self.threads[i].cpu].r[0];
-                    let never_restarted = matches!(nr, 94 | 358 | 463 | 464);
+                    let never_restarted = matches!(nr, 94 | 358 | 463 | 464 | 409 | 474 | 551);
                     let timed = self.threads[i].timeout_at.take().is_some() || never_restarted;
                     let suspended = self.threads[i].saved_mask.is_some();
                     if act.flags & signal::SA_RESTART == 0 || timed || suspended {
@@ -1334,7 +1354,20 @@ impl Process {
     }
 
     /// Deliver the lowest unblocked pending signal to the running thread.
-    fn deliver_pending(&mut self, _host: &mut dyn Host) -> Option<Exit> {
+    /// A temporary mask still in force once no handler took a signal (the
+    /// signal went to another thread, or the interrupted wait is about to
+    /// run again) gives way to the thread's own: a wait that runs again
+    /// installs its mask again.
+    fn deliver_pending(&mut self, host: &mut dyn Host) -> Option<Exit> {
+        let exit = self.deliver_one(host);
+        let th = &mut self.threads[self.cur];
+        if let Some(own) = th.saved_mask.take() {
+            th.sigmask = own;
+        }
+        exit
+    }
+
+    fn deliver_one(&mut self, _host: &mut dyn Host) -> Option<Exit> {
         if self.signals.pending.is_empty() {
             return None;
         }

@@ -159,53 +159,86 @@ pub fn saved_auxv(mem: &Memory, sp: u64) -> Vec<u8> {
 }
 
 /// `/proc/self/maps`: runs of pages with the same permissions and the
-/// same name (the program, its interpreter, `[heap]`, `[stack]`, or none).
+/// same backing, formatted as `show_map_vma` (fs/proc/task_mmu.c) does:
+/// a file mapping (the program's and its interpreter's segments, the
+/// libraries and files `mmap`ed) shows its file offset, device, inode and
+/// path; anonymous memory is `[heap]`, `[stack]` or unnamed, offset 0.
 pub fn maps(p: &Process) -> String {
-    use std::os::unix::ffi::OsStrExt;
-    let exe = String::from_utf8_lossy(p.exe_path.as_os_str().as_bytes()).into_owned();
-    let interp = p.image.interp.clone().unwrap_or_default();
+    struct Run {
+        lo: u64,
+        hi: u64,
+        perm: Perm,
+        file: bool,
+        offset: u64,
+        dev: u64,
+        ino: u64,
+        name: String,
+    }
     let stack_lo = super::stack::STACK_TOP - super::stack::STACK_SIZE;
-    let name_of = |a: u64| -> String {
-        if a >= p.image.start && a < p.image.end {
-            exe.clone()
-        } else if p.interp.as_ref().is_some_and(|i| a >= i.start && a < i.end) {
-            interp.clone()
-        } else if a >= p.aspace.brk_start && a < p.aspace.brk.max(p.aspace.brk_start) {
-            "[heap]".into()
+    let anon_name = |a: u64| -> &'static str {
+        if a >= p.aspace.brk_start && a < p.aspace.brk.max(p.aspace.brk_start) {
+            "[heap]"
         } else if (stack_lo..super::stack::STACK_TOP).contains(&a) {
-            "[stack]".into()
+            "[stack]"
         } else {
-            String::new()
+            ""
         }
     };
-    let mut runs: Vec<(u64, u64, Perm, String)> = Vec::new();
+    let mut runs: Vec<Run> = Vec::new();
     for (a, perm) in p.machine.mem.mapped_pages() {
-        let name = name_of(a);
+        let (file, offset, dev, ino, name) = match p.aspace.file_at(a) {
+            Some((m, off)) => (true, off, m.dev, m.ino, &*m.path),
+            None => (false, 0, 0, 0, anon_name(a)),
+        };
         if let Some(last) = runs.last_mut() {
-            if last.1 == a && last.2 == perm && last.3 == name {
-                last.1 = a + PAGE_SIZE;
+            // A file run goes on only where the file does.
+            let follows = offset == 0 && last.offset == 0 && !last.file
+                || offset == last.offset + (last.hi - last.lo);
+            if last.hi == a
+                && last.perm == perm
+                && last.file == file
+                && last.name == name
+                && (last.dev, last.ino) == (dev, ino)
+                && follows
+            {
+                last.hi = a + PAGE_SIZE;
                 continue;
             }
         }
-        runs.push((a, a + PAGE_SIZE, perm, name));
+        runs.push(Run {
+            lo: a,
+            hi: a + PAGE_SIZE,
+            perm,
+            file,
+            offset,
+            dev,
+            ino,
+            name: name.to_string(),
+        });
     }
     let mut out = String::new();
-    for (lo, hi, perm, name) in runs {
-        let flag = |bit: Perm, c: char| if perm.contains(bit) { c } else { '-' };
+    for r in runs {
+        let flag = |bit: Perm, c: char| if r.perm.contains(bit) { c } else { '-' };
+        let (major, minor) = (libc::major(r.dev), libc::minor(r.dev));
         let line = format!(
-            "{lo:08x}-{hi:08x} {}{}{}p {:08x} 00:00 0 ",
+            "{:08x}-{:08x} {}{}{}p {:08x} {major:02x}:{minor:02x} {} ",
+            r.lo,
+            r.hi,
             flag(Perm::R, 'r'),
             flag(Perm::W, 'w'),
             flag(Perm::X, 'x'),
-            0
+            r.offset,
+            r.ino,
         );
         out.push_str(&line);
-        if !name.is_empty() {
-            // show_map_vma pads the prefix to 25 + 6 * sizeof(void *) - 1.
+        if !r.name.is_empty() {
+            // show_map_vma pads the line to 25 + 6 * sizeof(void *) - 1
+            // columns, then a space (seq_pad), then the name.
             for _ in line.len()..72 {
                 out.push(' ');
             }
-            out.push_str(&name);
+            out.push(' ');
+            out.push_str(&r.name);
         }
         out.push('\n');
     }

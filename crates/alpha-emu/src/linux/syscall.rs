@@ -505,16 +505,17 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
         95 | 447 => R(fsync(p, host, a[0])),
         94 => poll(p, host, a[0], a[1], ms_timeout(a[2] as i32)),
         464 => match timespec_timeout(p, a[2]) {
-            Ok(t) => poll(p, host, a[0], a[1], t),
+            Ok(t) => with_wait_mask(p, a[3], a[4], |p| poll(p, host, a[0], a[1], t)),
             Err(e) => R(Err(e)),
         },
         358 => match timeval_timeout(p, a[4]) {
             Ok(t) => select(p, host, a, t),
             Err(e) => R(Err(e)),
         },
-        463 => match timespec_timeout(p, a[4]) {
-            Ok(t) => select(p, host, a, t),
-            Err(e) => R(Err(e)),
+        // pselect6's sixth argument points at { sigset_t *ss; size_t len; }.
+        463 => match (timespec_timeout(p, a[4]), pselect_mask(p, a[5])) {
+            (Ok(t), Ok((mask, len))) => with_wait_mask(p, mask, len, |p| select(p, host, a, t)),
+            (Err(e), _) | (_, Err(e)) => R(Err(e)),
         },
         // getpgrp, getpgid(0), getsid(0): the host's process group and
         // session (the pid under --deterministic); other pids are not ours.
@@ -771,7 +772,7 @@ fn wait_or_return(
     Some(Outcome::Block(waits))
 }
 
-/// `poll(fds, nfds, timeout)` and `ppoll` (its signal mask is not applied).
+/// `poll(fds, nfds, timeout)` and `ppoll` (its mask: [`with_wait_mask`]).
 fn poll(p: &mut Process, host: &dyn Host, addr: u64, nfds: u64, timeout: Timeout) -> Outcome {
     if nfds > fs::MAX_FDS as u64 {
         return Outcome::Return(Err(EINVAL));
@@ -801,9 +802,17 @@ fn poll(p: &mut Process, host: &dyn Host, addr: u64, nfds: u64, timeout: Timeout
     Outcome::Return(Ok(ready))
 }
 
+/// pselect6's `{ const sigset_t *ss; size_t ss_len; }` at `at` (0: none).
+fn pselect_mask(p: &Process, at: u64) -> Result<(u64, u64), u64> {
+    if at == 0 {
+        return Ok((0, 0));
+    }
+    Ok((read_u64(p, at)?, read_u64(p, at + 8)?))
+}
+
 /// `select`/`pselect6(nfds, readfds, writefds, exceptfds, timeout, …)`:
 /// fd_sets are arrays of 64-bit words (Alpha's `long`); the sets are
-/// rewritten to the ready descriptors (pselect6's signal mask is not applied).
+/// rewritten to the ready descriptors (pselect6's mask: [`with_wait_mask`]).
 fn select(p: &mut Process, host: &dyn Host, a: [u64; 6], timeout: Timeout) -> Outcome {
     let n = a[0];
     if n > fs::MAX_FDS as u64 {
@@ -1623,7 +1632,7 @@ fn mmap(p: &mut Process, a: [u64; 6]) -> Result<u64, u64> {
             }
         }
         b.truncate(got);
-        backing = Some(path.clone());
+        backing = Some((path.clone(), file.metadata().ok()));
         Some(b)
     } else {
         None
@@ -1636,9 +1645,18 @@ fn mmap(p: &mut Process, a: [u64; 6]) -> Result<u64, u64> {
         flags,
         contents.as_deref(),
     )?;
+    let Some((path, meta)) = backing else {
+        return Ok(at);
+    };
+    let end = at.saturating_add(super::mm::page_up(len).unwrap_or(len));
+    // The kernel names the file it maps, symbolic links resolved.
+    let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+    let name = real.to_string_lossy();
+    p.aspace
+        .note_file(at, super::mm::FileMap::of(meta.as_ref(), &name, end, off));
     // A file mapped executable is code a diagnostic may need to name
     // (the libraries ld.so maps).
-    if let Some(path) = backing.filter(|_| prot & super::mm::PROT_EXEC != 0) {
+    if prot & super::mm::PROT_EXEC != 0 {
         p.note_mapping(crate::symbols::LoadedObject {
             path,
             start: at,
@@ -1906,12 +1924,7 @@ fn rt_sigsuspend(p: &mut Process, set: u64, size: u64) -> Outcome {
         Ok(v) => v & !UNBLOCKABLE,
         Err(e) => return Outcome::Return(Err(e)),
     };
-    let me = p.threads[p.cur].tid;
-    let deliverable = p.signals.pending.iter().any(|i| {
-        (i.target == 0 || i.target == me)
-            && (i.signo == signal::SIGKILL || new & signal::bit(i.signo) == 0)
-    });
-    if deliverable {
+    if deliverable(p, new) {
         let t = p.cur;
         p.threads[t].saved_mask = Some(p.threads[t].sigmask);
         p.threads[t].sigmask = new;
@@ -1926,6 +1939,62 @@ fn rt_sigsuspend(p: &mut Process, set: u64, size: u64) -> Outcome {
     p.threads[t].saved_mask = Some(p.threads[t].sigmask);
     p.threads[t].sigmask = new;
     Outcome::Block(Vec::new())
+}
+
+/// Whether a pending signal the running thread could take under `mask`
+/// exists.
+fn deliverable(p: &Process, mask: u64) -> bool {
+    let me = p.threads[p.cur].tid;
+    p.signals.pending.iter().any(|i| {
+        (i.target == 0 || i.target == me)
+            && (i.signo == signal::SIGKILL || mask & signal::bit(i.signo) == 0)
+    })
+}
+
+/// A wait with a temporary signal mask (`ppoll`, `pselect6`,
+/// `epoll_pwait`, `epoll_pwait2`; `mask` is the guest's `sigset_t *`, 0
+/// for none): the mask is in force while `wait` runs and while the thread
+/// is blocked in it, with the caller's own mask kept as the kernel's
+/// saved_sigmask. The wait ends with EINTR when nothing is ready and a
+/// signal the temporary mask lets through is pending; the handler then
+/// runs with the temporary mask and its frame restores the caller's. Any
+/// other result restores the caller's mask at once, leaving such a signal
+/// pending (Linux's `restore_saved_sigmask_unless(ret == -ERESTARTNOHAND)`).
+pub(super) fn with_wait_mask(
+    p: &mut Process,
+    mask: u64,
+    size: u64,
+    wait: impl FnOnce(&mut Process) -> Outcome,
+) -> Outcome {
+    if mask == 0 {
+        return wait(p);
+    }
+    if size != 8 {
+        return Outcome::Return(Err(EINVAL));
+    }
+    let temp = match read_u64(p, mask) {
+        Ok(v) => v & !UNBLOCKABLE,
+        Err(e) => return Outcome::Return(Err(e)),
+    };
+    let t = p.cur;
+    let th = &mut p.threads[t];
+    let own = *th.saved_mask.get_or_insert(th.sigmask);
+    p.threads[t].sigmask = temp;
+    let out = wait(p);
+    let interrupted = match out {
+        Outcome::Block(_) | Outcome::Return(Ok(0)) => deliverable(p, temp),
+        Outcome::Return(Err(e)) => e == EINTR,
+        _ => false,
+    };
+    if interrupted {
+        p.threads[t].timeout_at = None;
+        return Outcome::Return(Err(EINTR));
+    }
+    if !matches!(out, Outcome::Block(_)) {
+        p.threads[t].saved_mask = None;
+        p.threads[t].sigmask = own;
+    }
+    out
 }
 
 fn rt_sigpending(p: &mut Process, set: u64) -> Result<u64, u64> {

@@ -1,7 +1,8 @@
 /* status: 0 */
 /* The guest's own /proc: /proc/self/maps parsed by the program (its code,
    data, heap, stack and a fresh mmap are where the program sees them, with
-   the right permissions), /proc/self/exe, /proc/self/auxv (AT_PAGESZ and
+   the right permissions; file pages with their path, offset, device and
+   inode), /proc/self/exe, /proc/self/auxv (AT_PAGESZ and
    AT_ENTRY as getauxval reports them), /proc/self/status, /proc/self/fd/N,
    /proc/<pid>/ for the guest's own pid, /proc/cpuinfo naming an Alpha.
    qemu-alpha 7.2 departs from Linux (expected/procself.linux.out): its
@@ -16,10 +17,15 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "check.h"
 
 static int data_var = 42;
+
+/* The offset, device and inode of the last line find_map matched. */
+static unsigned long map_off, map_inode;
+static char map_dev[16];
 
 /* Find the maps line covering `addr`; copy its permissions and name. */
 static int find_map(const void *addr, char perms[5], char *name, size_t nlen)
@@ -37,6 +43,9 @@ static int find_map(const void *addr, char perms[5], char *name, size_t nlen)
             continue;
         if (a >= lo && a < hi) {
             memcpy(perms, p, 5);
+            map_off = off;
+            map_inode = inode;
+            memcpy(map_dev, dev, sizeof map_dev);
             char *s = line + n;
             s[strcspn(s, "\n")] = 0;
             snprintf(name, nlen, "%s", s);
@@ -85,6 +94,39 @@ int main(int argc, char **argv)
     printf("mmap: %s anonymous\n", perms);
     munmap(m, 3 * 8192);
     CHECK(!find_map(m + 8192, perms, name, sizeof name));
+
+    /* A file's pages name the file, with their offset, its device and
+       inode (printf: libc's code, or the program's when static). */
+    struct stat fst;
+    CHECK(find_map((void *)printf, perms, name, sizeof name));
+    int named = name[0] == '/' && stat(name, &fst) == 0;
+    char devs[16] = "";
+    if (named)
+        snprintf(devs, sizeof devs, "%02x:%02x", major(fst.st_dev), minor(fst.st_dev));
+    CHECK(named && fst.st_ino == map_inode && strcmp(devs, map_dev) == 0);
+    printf("printf: %.4s file %d inode %d dev %d\n", perms, named, named && fst.st_ino == map_inode,
+           strcmp(devs, map_dev) == 0);
+
+    /* A file mmap from offset 8192, its middle page unmapped: two runs of
+       the same file at offsets 0x2000 and 0x6000. */
+    int pf = open(argv[0], O_RDONLY);
+    CHECK(fstat(pf, &fst) == 0 && fst.st_size > 5 * 8192);
+    char *fm = mmap(0, 3 * 8192, PROT_READ, MAP_PRIVATE, pf, 8192);
+    close(pf);
+    CHECK(fm != MAP_FAILED);
+    CHECK(munmap(fm + 8192, 8192) == 0);
+    CHECK(find_map(fm, perms, name, sizeof name));
+    unsigned long off0 = map_off, ino0 = map_inode;
+    CHECK(find_map(fm + 2 * 8192, perms, name, sizeof name));
+    CHECK(off0 == 0x2000 && map_off == 0x6000 && ino0 == fst.st_ino && map_inode == fst.st_ino);
+    printf("file mmap: %.4s offsets %lx %lx inode %d exe %d\n", perms, off0, map_off,
+           ino0 == fst.st_ino && map_inode == fst.st_ino, strcmp(name, exe) == 0);
+    CHECK(!find_map(fm + 8192, perms, name, sizeof name));
+    /* A fixed anonymous mapping over it forgets the file. */
+    CHECK(mmap(fm + 2 * 8192, 8192, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == fm + 2 * 8192);
+    CHECK(find_map(fm + 2 * 8192, perms, name, sizeof name) && name[0] == 0 && map_inode == 0);
+    printf("fixed anonymous over it: named %d inode %lu\n", name[0] != 0, map_inode);
+    munmap(fm, 3 * 8192);
 
     /* auxv: the (type, value) pairs getauxval reads. */
     int fd = open("/proc/self/auxv", O_RDONLY);
