@@ -254,6 +254,11 @@ fn nested_epoll_reports_the_inner_instances_pipe_and_socket_and_refuses_loops() 
 }
 
 #[test]
+fn nested_epoll_with_epollet_reports_the_inner_once_per_new_event() {
+    differential("nested_epoll_et");
+}
+
+#[test]
 fn scm_rights_passes_a_pipe_with_what_it_buffered() {
     differential("rights_pipe");
 }

@@ -11,8 +11,9 @@
 //! counter moved since the last report (a pipe counts writes, reads and
 //! closes; a timerfd its expirations). Regular files and directories are
 //! EPERM, as on Linux. An epoll inside an epoll is a guest-side entry,
-//! readable while the inner one has events to report (with EPOLLET too:
-//! an instance has no change counter), and the inner instance's host epoll
+//! readable while the inner one has events to report (with EPOLLET, once
+//! per new event in it: its guest-side objects' change counters, and an
+//! edge-triggered host watch of its host epoll), and the inner instance's host epoll
 //! descriptor is also in the outer's host epoll, so a wait wakes for the
 //! inner's host-backed descriptors and the host refuses loops and too
 //! deep nesting with ELOOP, as Linux does. `struct epoll_event` is not packed on Alpha
@@ -69,6 +70,37 @@ pub struct Entry {
     pub last_gen: Option<u64>,
     /// EPOLLONESHOT fired: nothing more until EPOLL_CTL_MOD.
     pub disabled: bool,
+    /// A nested instance watched with EPOLLET: a host epoll holding the
+    /// inner instance's host epoll edge-triggered, so a new event on its
+    /// host-backed descriptors shows as an edge here.
+    pub edge: Option<OwnedFd>,
+    /// That edge was seen and not yet reported.
+    pub host_edge: std::cell::Cell<bool>,
+}
+
+/// A host epoll instance watching `inner` (a host epoll descriptor)
+/// edge-triggered; `None` if the host refuses.
+fn edge_watch(inner: std::os::fd::RawFd) -> Option<OwnedFd> {
+    // SAFETY: plain system calls; the new descriptor is owned at once.
+    unsafe {
+        let fd = libc::epoll_create1(libc::EPOLL_CLOEXEC);
+        if fd < 0 {
+            return None;
+        }
+        let own = OwnedFd::from_raw_fd(fd);
+        let mut hev = libc::epoll_event {
+            events: (libc::EPOLLIN | libc::EPOLLET) as u32,
+            u64: 0,
+        };
+        (libc::epoll_ctl(fd, libc::EPOLL_CTL_ADD, inner, &mut hev) == 0).then_some(own)
+    }
+}
+
+/// Whether edge watch `fd` saw a new event since it was last asked.
+fn edge_fired(fd: &OwnedFd) -> bool {
+    let mut hev = [libc::epoll_event { events: 0, u64: 0 }];
+    // SAFETY: room for one event; timeout 0.
+    unsafe { libc::epoll_wait(fd.as_raw_fd(), hev.as_mut_ptr(), 1, 0) > 0 }
 }
 
 /// A host-backed interest entry (the host epoll does the work).
@@ -342,23 +374,28 @@ fn epoll_ctl(
                     std::io::Error::last_os_error().raw_os_error().unwrap_or(5),
                 ));
             }
-            local_ctl(ep, op, has_local, fd, &target, events, data);
+            local_ctl(ep, op, has_local, fd, &target, (events, data), Some(raw));
         }
-        Kind::Nested(_) | Kind::Local => local_ctl(ep, op, has_local, fd, &target, events, data),
+        Kind::Nested(raw) => local_ctl(ep, op, has_local, fd, &target, (events, data), Some(raw)),
+        Kind::Local => local_ctl(ep, op, has_local, fd, &target, (events, data), None),
     }
     Ok(0)
 }
 
-/// ADD, MOD or DEL of a local entry.
+/// ADD, MOD or DEL of a local entry (`nested`: the host epoll of a nested
+/// instance, watched for edges when `events` has EPOLLET).
 fn local_ctl(
     ep: &mut Epoll,
     op: u64,
     has_local: Option<usize>,
     fd: u64,
     target: &Rc<RefCell<Object>>,
-    events: u32,
-    data: u64,
+    (events, data): (u32, u64),
+    nested: Option<std::os::fd::RawFd>,
 ) {
+    let edge = nested
+        .filter(|_| events & EPOLLET != 0)
+        .and_then(edge_watch);
     match (op, has_local) {
         (EPOLL_CTL_ADD, _) => ep.local.push(Entry {
             fd,
@@ -367,6 +404,8 @@ fn local_ctl(
             data,
             last_gen: None,
             disabled: false,
+            edge,
+            host_edge: Default::default(),
         }),
         (EPOLL_CTL_MOD, Some(i)) => {
             let e = &mut ep.local[i];
@@ -374,6 +413,8 @@ fn local_ctl(
             e.data = data;
             e.last_gen = None;
             e.disabled = false;
+            e.edge = edge;
+            e.host_edge.set(false);
         }
         (_, Some(i)) => {
             ep.local.remove(i);
@@ -382,7 +423,11 @@ fn local_ctl(
     }
 }
 
-/// A guest-only object's change counter at `now` (edge triggering).
+/// A guest-only object's change counter at `now` (edge triggering). An
+/// epoll instance's combines those of what it watches guest-side (so a
+/// write to a pipe in it is a new event for an instance watching it with
+/// EPOLLET; its host-backed descriptors' events come as host edges, see
+/// [`Entry::edge`]).
 fn generation(o: &Object, now: u64) -> u64 {
     match o {
         Object::PipeRead(pb) | Object::PipeWrite(pb) => pb.borrow().gen,
@@ -391,6 +436,13 @@ fn generation(o: &Object, now: u64) -> u64 {
             t.settle(now);
             t.gen
         }
+        Object::Epoll(inner) => inner.local.iter().filter_map(|e| e.obj.upgrade()).fold(
+            inner.local.len() as u64,
+            |acc, o| {
+                let g = o.try_borrow().map_or(0, |o| generation(&o, now));
+                acc.wrapping_mul(0x100_0000_01b3).wrapping_add(g)
+            },
+        ),
         _ => 0,
     }
 }
@@ -408,9 +460,21 @@ fn local_report(p: &Process, host: &dyn Host, e: &Entry) -> (u32, u64) {
     let o = obj.borrow();
     if let Object::Epoll(inner) = &*o {
         // A nested instance is readable while it has events to report;
-        // it has no change counter, so EPOLLET reports it as level does.
-        let got = if ready(p, host, inner) { EPOLLIN } else { 0 } & want;
-        return (got, 0);
+        // with EPOLLET only when something new happened in it since the
+        // last report (its guest-side generation moved, or a host edge).
+        let gen = generation(&o, p.clock_ns());
+        if let Some(fd) = &e.edge {
+            if edge_fired(fd) {
+                e.host_edge.set(true);
+            }
+        }
+        let fresh = e.events & EPOLLET == 0 || e.last_gen != Some(gen) || e.host_edge.get();
+        let got = if fresh && ready(p, host, inner) {
+            EPOLLIN
+        } else {
+            0
+        } & want;
+        return (got, gen);
     }
     let rev = super::syscall::object_revents(host, &o, p.clock_ns(), want as i16) as u16 as u32;
     let gen = generation(&o, p.clock_ns());
@@ -427,6 +491,7 @@ fn local_take(p: &Process, host: &dyn Host, e: &mut Entry) -> u32 {
     let (got, gen) = local_report(p, host, e);
     if got != 0 {
         e.last_gen = Some(gen);
+        e.host_edge.set(false);
         if e.events & EPOLLONESHOT != 0 {
             e.disabled = true;
         }

@@ -894,6 +894,48 @@ static int nested_epoll(void) {
     return 0;
 }
 
+/* An epoll instance inside another with EPOLLET: the outer reports the
+ * inner once per new event in it (a write to its pipe, data on its socket),
+ * not again while nothing new arrives, even though the inner stays
+ * readable. */
+static int nested_epoll_et(void) {
+    int outer = epoll_create1(0), inner = epoll_create1(0);
+    int pf[2], sv[2];
+    if (pipe(pf) || socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) return 9;
+    struct epoll_event ev = {.events = EPOLLIN, .data.u64 = 7};
+    show("add pipe to inner", epoll_ctl(inner, EPOLL_CTL_ADD, pf[0], &ev));
+    ev.data.u64 = 8;
+    show("add socket to inner", epoll_ctl(inner, EPOLL_CTL_ADD, sv[1], &ev));
+    ev.events = EPOLLIN | EPOLLET;
+    ev.data.u64 = 1;
+    show("add inner to outer (edge)", epoll_ctl(outer, EPOLL_CTL_ADD, inner, &ev));
+    ep_wait(outer, 0, "outer, nothing ready");
+    if (write(pf[1], "p", 1) != 1) return 9;
+    ep_wait(outer, 1000, "outer, pipe written");
+    ep_wait(outer, 0, "outer again, nothing new");
+    ep_wait(inner, 0, "inner still ready (level)");
+    ep_wait(outer, 0, "outer after waiting on inner");
+    if (write(pf[1], "q", 1) != 1) return 9;
+    ep_wait(outer, 0, "outer, pipe written again");
+    ep_wait(outer, 0, "outer again, nothing new");
+    char c[2];
+    if (read(pf[0], c, 2) != 2) return 9;
+    ep_wait(outer, 0, "outer, pipe drained");
+    pthread_t th;
+    pthread_create(&th, 0, late_send, &sv[0]);
+    ep_wait(outer, 2000, "outer woken by a socket in inner");
+    pthread_join(th, 0);
+    ep_wait(outer, 0, "outer again, nothing new");
+    if (send(sv[0], "t", 1, 0) != 1) return 9;
+    ep_wait(outer, 1000, "outer, socket sent again");
+    ep_wait(outer, 0, "outer again, nothing new");
+    ev.events = EPOLLIN | EPOLLET;
+    show("mod inner in outer", epoll_ctl(outer, EPOLL_CTL_MOD, inner, &ev));
+    ep_wait(outer, 0, "outer after the mod (inner ready)");
+    ep_wait(outer, 0, "outer again, nothing new");
+    return 0;
+}
+
 /* ------------------------------------------------------------ partial */
 
 /* A signal that interrupts a call which has already moved some of its data
@@ -1039,6 +1081,7 @@ int main(int argc, char **argv) {
     if (!strcmp(w, "mmsg")) return mmsg();
     if (!strcmp(w, "rights_pipe")) return rights_pipe();
     if (!strcmp(w, "nested_epoll")) return nested_epoll();
+    if (!strcmp(w, "nested_epoll_et")) return nested_epoll_et();
     if (!strcmp(w, "partial")) return partial();
     return 2;
 }
