@@ -7,8 +7,11 @@
 //!
 //! The guest runs one instruction at a time under the stub (the compiling
 //! tier is off): after each one the stub checks the software breakpoints
-//! (by pc, so guest code is never patched) and the watchpoints (a write
-//! watchpoint fires when the watched bytes change), and every few thousand
+//! (by pc, so guest code is never patched) and the watchpoints: a write
+//! watchpoint fires when the watched bytes change; a read watchpoint when
+//! the instruction loaded any of them, and an access watchpoint on either
+//! (both seen in [`crate::memory::Memory`]'s access trace, which is on
+//! while such a watchpoint is set), and every few thousand
 //! instructions it looks for a Ctrl-C from GDB. Threads are scheduled as
 //! by [`Process::run`], one quantum each; GDB sees the running thread.
 
@@ -118,8 +121,13 @@ pub struct GdbTarget<'a> {
 enum Stop {
     Step,
     Break,
-    Watch(u64),
+    Watch(WatchKind, u64),
     Ended,
+}
+
+/// Whether `[a, a + n)` and `[b, b + m)` share a byte.
+fn overlaps(a: u64, n: u64, b: u64, m: u64) -> bool {
+    a < b.saturating_add(m) && b < a.saturating_add(n)
 }
 
 impl<'a> GdbTarget<'a> {
@@ -194,6 +202,11 @@ impl<'a> GdbTarget<'a> {
                 self.exit = Some(e);
                 return Some(Stop::Ended);
             }
+            let trace = if self.p.machine.mem.tracing() {
+                self.p.machine.mem.take_trace()
+            } else {
+                Vec::new()
+            };
             for w in self.watches.iter_mut() {
                 let now = {
                     let mut v = vec![0u8; w.len as usize];
@@ -205,11 +218,25 @@ impl<'a> GdbTarget<'a> {
                     }
                     v
                 };
-                if now != w.last {
-                    w.last = now;
-                    if w.kind != WatchKind::Read {
-                        return Some(Stop::Watch(w.addr));
-                    }
+                let changed = now != w.last;
+                w.last = now;
+                if changed && w.kind != WatchKind::Read {
+                    return Some(Stop::Watch(w.kind, w.addr));
+                }
+                // A load of the watched bytes (for an access watchpoint, a
+                // store too, even of the same value). A failed STx_C
+                // neither read nor wrote them.
+                let hit = trace.iter().find(|r| {
+                    let seen = match w.kind {
+                        WatchKind::Write => false,
+                        WatchKind::Read => !r.is_store,
+                        WatchKind::ReadWrite => true,
+                    };
+                    seen && r.kind != crate::memory::AccessKind::StoreConditionalFailed
+                        && overlaps(r.addr, r.size as u64, w.addr, w.len)
+                });
+                if let Some(r) = hit {
+                    return Some(Stop::Watch(w.kind, r.addr.max(w.addr)));
                 }
             }
             if self.mode == Mode::Step {
@@ -227,6 +254,17 @@ impl<'a> GdbTarget<'a> {
 
     fn pc(&self) -> u64 {
         self.p.machine.cpus[self.p.threads[self.p.cur].cpu].pc
+    }
+
+    /// The access trace is on exactly while a read or access watchpoint
+    /// needs it.
+    fn trace_for_watches(&mut self) {
+        let need = self.watches.iter().any(|w| w.kind != WatchKind::Write);
+        let mem = &mut self.p.machine.mem;
+        if need != mem.tracing() {
+            mem.set_trace(need);
+            let _ = mem.take_trace();
+        }
     }
 }
 
@@ -352,8 +390,7 @@ impl HwWatchpoint for GdbTarget<'_> {
         len: u64,
         kind: WatchKind,
     ) -> TargetResult<bool, Self> {
-        if len == 0 || len > 4096 || kind == WatchKind::Read {
-            // Only changes are seen (no read tracing): GDB falls back.
+        if len == 0 || len > 4096 {
             return Ok(false);
         }
         let last = self.read_mem(addr, len);
@@ -363,6 +400,7 @@ impl HwWatchpoint for GdbTarget<'_> {
             kind,
             last,
         });
+        self.trace_for_watches();
         Ok(true)
     }
     fn remove_hw_watchpoint(
@@ -374,6 +412,7 @@ impl HwWatchpoint for GdbTarget<'_> {
         let before = self.watches.len();
         self.watches
             .retain(|w| !(w.addr == addr && w.len == len && w.kind == kind));
+        self.trace_for_watches();
         Ok(before != self.watches.len())
     }
 }
@@ -406,9 +445,9 @@ impl<'a> BlockingEventLoop for EventLoop<'a> {
             }
             Some(Stop::Step) => SingleThreadStopReason::DoneStep,
             Some(Stop::Break) => SingleThreadStopReason::SwBreak(()),
-            Some(Stop::Watch(addr)) => SingleThreadStopReason::Watch {
+            Some(Stop::Watch(kind, addr)) => SingleThreadStopReason::Watch {
                 tid: (),
-                kind: WatchKind::Write,
+                kind,
                 addr,
             },
             Some(Stop::Ended) => match &target.exit {

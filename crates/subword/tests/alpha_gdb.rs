@@ -1,6 +1,7 @@
 //! `subword alpha run -g PORT` under a real `gdb-multiarch`: connect, break
 //! at `main`, single-step, read registers and memory, a write watchpoint on
-//! a global, continue to the exit (whose status GDB and subword report).
+//! a global, continue to the exit (whose status GDB and subword report);
+//! read and access watchpoints stopping at the load and the store.
 
 use std::process::{Command, Stdio};
 
@@ -32,58 +33,23 @@ fn gdb_breaks_at_main_steps_reads_registers_and_memory_watches_and_continues_to_
         PROG,
         &["-O1", "-g", "-static", "-Wl,--no-relax"],
     );
-    // A free port: bind, read it, release (the stub binds it again).
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut guest = Command::new(env!("CARGO_BIN_EXE_subword"))
-        .args(["alpha", "run", "-g", &port.to_string()])
-        .arg(&bin)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start subword");
-    // GDB may come before the stub listens: retry the connection (a
-    // readiness wait, not part of the verdict).
-    let mut text = String::new();
-    for _ in 0..100 {
-        let out = Command::new(&gdb)
-            .args(["-batch", "-nx"])
-            .args(["-ex", "set architecture alpha:ev6"])
-            .args(["-ex", &format!("file {}", bin.display())])
-            .args(["-ex", &format!("target remote 127.0.0.1:{port}")])
-            .args(["-ex", "break main", "-ex", "continue"])
-            .args(["-ex", "stepi", "-ex", "info registers pc"])
-            .args(["-ex", "print/x $zero", "-ex", "x/1xw main"])
-            .args([
-                "-ex",
-                "watch counter",
-                "-ex",
-                "continue",
-                "-ex",
-                "print counter",
-            ])
-            .args(["-ex", "delete", "-ex", "continue"])
-            .output()
-            .expect("run gdb");
-        text = String::from_utf8_lossy(&out.stdout).to_string()
-            + &String::from_utf8_lossy(&out.stderr);
-        if !text.contains("Connection refused") {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    let g = guest.wait().expect("subword ends");
-    let mut stdout = String::new();
-    use std::io::Read;
-    guest
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut stdout)
-        .unwrap();
+    let (text, g, stdout) = session(
+        &gdb,
+        &bin,
+        &[
+            "break main",
+            "continue",
+            "stepi",
+            "info registers pc",
+            "print/x $zero",
+            "x/1xw main",
+            "watch counter",
+            "continue",
+            "print counter",
+            "delete",
+            "continue",
+        ],
+    );
     assert!(text.contains("Breakpoint 1, main () at"), "{text}");
     // One instruction after the breakpoint: pc is main+4.
     assert!(
@@ -102,4 +68,126 @@ fn gdb_breaks_at_main_steps_reads_registers_and_memory_watches_and_continues_to_
     assert!(text.contains("exited with code 07"), "{text}");
     assert_eq!(g.code(), Some(7));
     assert_eq!(stdout, "counter 6\n");
+}
+
+/// Run `bin` under `subword alpha run -g` and a batch `gdb-multiarch`
+/// giving it `commands`; GDB's output, subword's exit status and stdout.
+fn session(
+    gdb: &std::path::Path,
+    bin: &std::path::Path,
+    commands: &[&str],
+) -> (String, std::process::ExitStatus, String) {
+    // A free port: bind, read it, release (the stub binds it again).
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut guest = Command::new(env!("CARGO_BIN_EXE_subword"))
+        .args(["alpha", "run", "-g", &port.to_string()])
+        .arg(bin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start subword");
+    // GDB may come before the stub listens: retry the connection (a
+    // readiness wait, not part of the verdict).
+    let mut text = String::new();
+    for _ in 0..100 {
+        let mut cmd = Command::new(gdb);
+        cmd.args(["-batch", "-nx"])
+            .args(["-ex", "set architecture alpha:ev6"])
+            .args(["-ex", &format!("file {}", bin.display())])
+            .args(["-ex", &format!("target remote 127.0.0.1:{port}")]);
+        for c in commands {
+            cmd.args(["-ex", c]);
+        }
+        let out = cmd.output().expect("run gdb");
+        text = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        if !text.contains("Connection refused") {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let g = guest.wait().expect("subword ends");
+    let mut stdout = String::new();
+    use std::io::Read;
+    guest
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    (text, g, stdout)
+}
+
+const WATCHED: &str = r#"
+#include <stdio.h>
+volatile int limit = 4;
+volatile int total;
+int main(void) {
+    int s = 0;
+    for (int i = 0; i < 3; i++) s += i;
+    int l = limit;          /* the first load of limit */
+    total = 0;              /* a store of total's old value */
+    total = s + l;
+    printf("total %d\n", total);
+    return 0;
+}
+"#;
+
+#[test]
+fn gdb_read_watchpoint_stops_at_the_load_and_access_watchpoint_at_a_same_value_store() {
+    let test = "gdb_rwatch";
+    let Some(gdb) = testkit::require_tool(test, "gdb-multiarch", "gdb-multiarch") else {
+        return;
+    };
+    let Some(gcc) = testkit::alpha_gcc(test) else {
+        return;
+    };
+    let dir = testkit::scratch_dir("alpha_gdb");
+    let bin = testkit::compile_c(
+        &gcc,
+        &dir,
+        "wprog",
+        WATCHED,
+        &["-O1", "-g", "-static", "-Wl,--no-relax"],
+    );
+    let (text, g, stdout) = session(
+        &gdb,
+        &bin,
+        &[
+            "break main",
+            "continue",
+            "rwatch limit",
+            "awatch total",
+            "continue",
+            "print $pc",
+            "continue",
+            "print $pc",
+            "delete",
+            "continue",
+        ],
+    );
+    // The stop at the load names the watchpoint and the value it read.
+    assert!(
+        text.contains("Hardware read watchpoint 2: limit\n\nValue = 4")
+            || text.contains("Hardware read watchpoint 2: limit\nValue = 4"),
+        "{text}"
+    );
+    // The store of 0 over 0 stops the access watchpoint (a watch on
+    // changes alone would miss it), before any later access.
+    assert!(
+        text.contains("Hardware access (read/write) watchpoint 3: total\n\nValue = 0")
+            || text.contains("Hardware access (read/write) watchpoint 3: total\nValue = 0"),
+        "{text}"
+    );
+    assert!(
+        text.contains("10\t    total = s + l;"),
+        "stopped after the zero store:\n{text}"
+    );
+    assert!(text.contains("exited normally"), "{text}");
+    assert!(g.success());
+    assert_eq!(stdout, "total 7\n");
 }
