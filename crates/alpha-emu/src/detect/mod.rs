@@ -24,7 +24,9 @@
 //! LL/SC detectors look at other accesses only while a reservation or a
 //! sequence is open. A finding whose site this schedule already reported
 //! is not built again. [`Detectors::reset`] reuses the allocations for the
-//! next schedule. Feeding the trace through [`crate::Memory::swap_trace`]
+//! next schedule, and `clone_from` (the explorer restoring a shared
+//! prefix's state) copies into them. A store to one quadword runs the
+//! byte-by-byte lost-store check only where one of its bytes could be lost. Feeding the trace through [`crate::Memory::swap_trace`]
 //! avoids regrowing a trace buffer per drain.
 
 pub mod contention;

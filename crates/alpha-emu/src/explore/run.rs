@@ -20,7 +20,11 @@
 //! ([`Chooser::next_ask`]) and the interpreter runs through the points
 //! before that without returning here ([`crate::Memory::set_point_passes`]);
 //! each is still counted as a decision, and the trace marks where it fell,
-//! so findings keep the decision numbers a stop at every point would give.
+//! so findings keep the decision numbers a stop at every point would give,
+//! and the write-back windows of a run that records them
+//! ([`Spec::record_windows`]) are the decisions a stop at every point
+//! would record. Only a run recording every decision
+//! ([`Spec::record_taken`]) stops at each.
 //!
 //! **Shared prefix.** Until the first decision nothing is chosen, so every
 //! schedule of a program runs the same instructions there (start-up, `main`
