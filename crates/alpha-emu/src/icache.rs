@@ -47,7 +47,14 @@ pub struct ICache {
     /// Shared, never changed once decoded (a stale page gets a new block),
     /// so a clone of the cache (a machine snapshot) shares them.
     blocks: Vec<std::sync::Arc<Block>>,
-    heads: Vec<Box<Heads>>,
+    /// Per block, its head states; allocated only while the compiling
+    /// tier is on (`jit_threshold != 0`), so a cache that never compiles
+    /// (the explorer's) neither allocates nor copies them.
+    heads: Vec<Option<Box<Heads>>>,
+    /// What [`ICache::heads`] shows for a block without head states: all
+    /// zero, and never written (nothing counts arrivals while the
+    /// compiling tier is off).
+    cold: Box<Heads>,
     /// Per block, when it was decoded (see [`Request`]).
     epochs: Vec<u64>,
     next_epoch: u64,
@@ -76,7 +83,12 @@ impl Clone for ICache {
     fn clone(&self) -> Self {
         ICache {
             blocks: self.blocks.clone(),
-            heads: self.heads.iter().map(|_| cold_heads()).collect(),
+            heads: self
+                .heads
+                .iter()
+                .map(|h| h.as_ref().map(|_| cold_heads()))
+                .collect(),
+            cold: cold_heads(),
             epochs: self.epochs.clone(),
             next_epoch: self.next_epoch,
             jit: {
@@ -108,6 +120,7 @@ impl ICache {
         ICache {
             blocks: Vec::new(),
             heads: Vec::new(),
+            cold: cold_heads(),
             epochs: Vec::new(),
             next_epoch: 0,
             jit: Jit::new(),
@@ -134,6 +147,11 @@ impl ICache {
     /// (`None`: interpret only). Default [`DEFAULT_JIT_THRESHOLD`].
     pub fn set_jit(&mut self, threshold: Option<u32>) {
         self.jit_threshold = threshold.map_or(0, |t| t.clamp(1, MAX_JIT_THRESHOLD));
+        if self.jit_threshold != 0 {
+            for h in self.heads.iter_mut().filter(|h| h.is_none()) {
+                *h = Some(cold_heads());
+            }
+        }
     }
 
     /// Compile in a background thread (the default: the guest never waits
@@ -201,7 +219,7 @@ impl ICache {
     /// The head states of decoded block `index`.
     #[inline(always)]
     pub fn heads(&self, index: usize) -> &Heads {
-        &self.heads[index]
+        self.heads[index].as_deref().unwrap_or(&self.cold)
     }
 
     /// The compiled region named by head state `h` (`h >= COMPILED`).
@@ -217,7 +235,7 @@ impl ICache {
         if self.jit.wants_reset() {
             self.jit.reset();
             self.unlink_all();
-            for h in self.heads.iter().flat_map(|h| h.iter()) {
+            for h in self.heads.iter().flatten().flat_map(|h| h.iter()) {
                 h.set(0);
             }
         }
@@ -226,7 +244,7 @@ impl ICache {
             epoch: self.epochs[index],
             idx,
         };
-        let head = &self.heads[index][idx];
+        let head = &self.heads[index].as_deref().unwrap_or(&self.cold)[idx];
         let cfg = crate::jit::Cfg {
             bwx,
             uniq: self.inline_uniq,
@@ -257,7 +275,7 @@ impl ICache {
     /// were being compiled are asked for again when they get hot.
     pub fn after_fork(&mut self) {
         self.jit.after_fork();
-        for h in self.heads.iter().flat_map(|h| h.iter()) {
+        for h in self.heads.iter().flatten().flat_map(|h| h.iter()) {
             if h.get() == PENDING {
                 h.set(0);
             }
@@ -282,7 +300,7 @@ impl ICache {
             .poll(wait, |req, n| Self::settle(heads, epochs, req, n))
         {
             // The compiler is gone: what it was asked for stays interpreted.
-            for h in self.heads.iter().flat_map(|h| h.iter()) {
+            for h in self.heads.iter().flatten().flat_map(|h| h.iter()) {
                 if h.get() == PENDING {
                     h.set(NEVER);
                 }
@@ -290,12 +308,14 @@ impl ICache {
         }
     }
 
-    fn settle(heads: &[Box<Heads>], epochs: &[u64], req: Request, n: Option<u32>) {
+    fn settle(heads: &[Option<Box<Heads>>], epochs: &[u64], req: Request, n: Option<u32>) {
         // A block decoded since the request belongs to other code.
         if epochs.get(req.block) != Some(&req.epoch) {
             return;
         }
-        let head = &heads[req.block][req.idx];
+        let Some(head) = heads[req.block].as_ref().map(|h| &h[req.idx]) else {
+            return;
+        };
         if head.get() == PENDING {
             head.set(n.map_or(NEVER, |n| COMPILED + n));
         }
@@ -361,14 +381,14 @@ impl ICache {
                 let i = match self.free.pop() {
                     Some(i) => {
                         self.blocks[i] = block;
-                        for h in self.heads[i].iter() {
+                        for h in self.heads[i].iter().flat_map(|h| h.iter()) {
                             h.set(0);
                         }
                         i
                     }
                     None => {
                         self.blocks.push(block);
-                        self.heads.push(cold_heads());
+                        self.heads.push((self.jit_threshold != 0).then(cold_heads));
                         self.epochs.push(0);
                         self.blocks.len() - 1
                     }

@@ -225,7 +225,6 @@ struct Lost {
 /// the stack).
 const RECENT: usize = 16;
 
-#[derive(Clone)]
 pub(super) struct LostStore {
     /// Aligned quadword address -> index into `quads`.
     index: FxHashMap<u64, u32>,
@@ -246,6 +245,28 @@ impl Default for LostStore {
             lost: Vec::new(),
             done: Vec::new(),
         }
+    }
+}
+
+impl Clone for LostStore {
+    fn clone(&self) -> Self {
+        LostStore {
+            index: self.index.clone(),
+            quads: self.quads.clone(),
+            recent: self.recent,
+            lost: self.lost.clone(),
+            done: self.done.clone(),
+        }
+    }
+
+    /// Into the tables this one grew (the explorer restores every schedule
+    /// from one prefix): no regrowing them per schedule.
+    fn clone_from(&mut self, src: &Self) {
+        self.index.clone_from(&src.index);
+        self.quads.clone_from(&src.quads);
+        self.recent = src.recent;
+        self.lost.clone_from(&src.lost);
+        self.done.clone_from(&src.done);
     }
 }
 
@@ -330,48 +351,92 @@ impl LostStore {
             }
             return;
         }
-        self.check(thread, rec, &ps[..np], seen, out);
-        // Record this store as the last writer of its footprint.
         let partial_idiom = rec.kind == AccessKind::UnalignedQuad;
+        if np == 1 {
+            // One quadword (nearly every store): look its entry up once,
+            // and run the full check only where a byte could be lost.
+            let (q, lo, n, off) = ps[0];
+            let i = self.slot(q);
+            if self.may_lose(i, thread, rec.value, lo, n, off) {
+                self.check(thread, rec, &ps[..1], seen, out);
+            }
+            self.record_store(i, thread, rec, seq, (lo, n, off), partial_idiom);
+            return;
+        }
+        // Check every piece before recording any (a report reads them all).
+        self.check(thread, rec, &ps[..np], seen, out);
         for &(q, lo, n, off) in &ps[..np] {
             let i = self.slot(q);
-            let quad = &mut self.quads[i];
-            let m = byte_mask(lo, n);
-            let bm = bytes_of(m);
-            let v = placed(rec.value, lo, off) & bm;
-            let foot = if partial_idiom {
-                // STQ_U: only the bytes it changed (unknown bytes count).
-                m & !(quad.known & zero_bytes((quad.val ^ v) | !bm))
+            self.record_store(i, thread, rec, seq, (lo, n, off), partial_idiom);
+        }
+    }
+
+    /// Record store `rec` as the last writer of its footprint in quadword
+    /// entry `i` (bytes `lo..lo + n`, from byte `off` of the access).
+    #[inline(always)]
+    fn record_store(
+        &mut self,
+        i: usize,
+        thread: u32,
+        rec: &AccessRecord,
+        seq: u64,
+        (lo, n, off): (usize, usize, usize),
+        partial_idiom: bool,
+    ) {
+        let quad = &mut self.quads[i];
+        let m = byte_mask(lo, n);
+        let bm = bytes_of(m);
+        let v = placed(rec.value, lo, off) & bm;
+        let foot = if partial_idiom {
+            // STQ_U: only the bytes it changed (unknown bytes count).
+            m & !(quad.known & zero_bytes((quad.val ^ v) | !bm))
+        } else {
+            m
+        };
+        if foot != 0 {
+            if quad.writer == NOBODY {
+                quad.writer = thread;
+            } else if quad.writer != thread {
+                quad.shared = true;
+            }
+            let fm = bytes_of(foot);
+            quad.w_val = (quad.w_val & !fm) | (v & fm);
+            if foot == 0xff {
+                quad.w_seq = [seq; 8];
+                quad.w_thread = [thread; 8];
+                quad.w_pc = [rec.pc; 8];
+            } else if foot == m {
+                quad.w_seq[lo..lo + n].fill(seq);
+                quad.w_thread[lo..lo + n].fill(thread);
+                quad.w_pc[lo..lo + n].fill(rec.pc);
             } else {
-                m
-            };
-            if foot != 0 {
-                if quad.writer == NOBODY {
-                    quad.writer = thread;
-                } else if quad.writer != thread {
-                    quad.shared = true;
-                }
-                let fm = bytes_of(foot);
-                quad.w_val = (quad.w_val & !fm) | (v & fm);
-                if foot == 0xff {
-                    quad.w_seq = [seq; 8];
-                    quad.w_thread = [thread; 8];
-                    quad.w_pc = [rec.pc; 8];
-                } else if foot == m {
-                    quad.w_seq[lo..lo + n].fill(seq);
-                    quad.w_thread[lo..lo + n].fill(thread);
-                    quad.w_pc[lo..lo + n].fill(rec.pc);
-                } else {
-                    for b in bits(foot) {
-                        quad.w_seq[b] = seq;
-                        quad.w_thread[b] = thread;
-                        quad.w_pc[b] = rec.pc;
-                    }
+                for b in bits(foot) {
+                    quad.w_seq[b] = seq;
+                    quad.w_thread[b] = thread;
+                    quad.w_pc[b] = rec.pc;
                 }
             }
-            quad.val = (quad.val & !bm) | v;
-            quad.known |= m;
         }
+        quad.val = (quad.val & !bm) | v;
+        quad.known |= m;
+    }
+
+    /// Could T's store of `value` (bytes `lo..lo + n` of quadword entry
+    /// `i`, from byte `off` of the access) erase another thread's store?
+    /// `false` guarantees [`LostStore::check`] would find nothing there:
+    /// these are its tests before it looks at single bytes.
+    #[inline(always)]
+    fn may_lose(&self, i: usize, thread: u32, value: u64, lo: usize, n: usize, off: usize) -> bool {
+        let quad = &self.quads[i];
+        if !quad.shared && (quad.writer == NOBODY || quad.writer == thread) {
+            return false;
+        }
+        let Some(l) = quad.loads_of(thread) else {
+            return false;
+        };
+        let v = placed(value, lo, off);
+        let stale = zero_bytes(v ^ l.val) & !zero_bytes(quad.w_val ^ l.val);
+        byte_mask(lo, n) & stale != 0
     }
 
     /// Does T's store `rec` erase another thread's store? (Before the store

@@ -24,7 +24,9 @@
 //! LL/SC detectors look at other accesses only while a reservation or a
 //! sequence is open. A finding whose site this schedule already reported
 //! is not built again. [`Detectors::reset`] reuses the allocations for the
-//! next schedule. Feeding the trace through [`crate::Memory::swap_trace`]
+//! next schedule, and `clone_from` (the explorer restoring a shared
+//! prefix's state) copies into them. A store to one quadword runs the
+//! byte-by-byte lost-store check only where one of its bytes could be lost. Feeding the trace through [`crate::Memory::swap_trace`]
 //! avoids regrowing a trace buffer per drain.
 
 pub mod contention;
@@ -133,8 +135,9 @@ impl Finding {
 
 /// All detectors of one schedule.
 /// `Clone` snapshots the detectors with a machine, so an explorer that
-/// restarts schedules from a shared prefix can restart their state too.
-#[derive(Clone)]
+/// restarts schedules from a shared prefix can restart their state too;
+/// `clone_from` does so into the tables a previous schedule grew, keeping
+/// their allocations.
 pub struct Detectors {
     cfg: Config,
     /// Global sequence number of the last access (the first is 1).
@@ -145,6 +148,32 @@ pub struct Detectors {
     findings: Vec<Finding>,
     seen: FxHashSet<(Kind, u64, Option<u64>)>,
     scratch: Vec<Finding>,
+}
+
+impl Clone for Detectors {
+    fn clone(&self) -> Detectors {
+        Detectors {
+            cfg: self.cfg,
+            seq: self.seq,
+            lost: self.lost.clone(),
+            contention: self.contention.clone(),
+            progress: self.progress.clone(),
+            findings: self.findings.clone(),
+            seen: self.seen.clone(),
+            scratch: self.scratch.clone(),
+        }
+    }
+
+    fn clone_from(&mut self, src: &Detectors) {
+        self.cfg = src.cfg;
+        self.seq = src.seq;
+        self.lost.clone_from(&src.lost);
+        self.contention.clone_from(&src.contention);
+        self.progress.clone_from(&src.progress);
+        self.findings.clone_from(&src.findings);
+        self.seen.clone_from(&src.seen);
+        self.scratch.clone_from(&src.scratch);
+    }
 }
 
 impl Detectors {

@@ -20,7 +20,11 @@
 //! ([`Chooser::next_ask`]) and the interpreter runs through the points
 //! before that without returning here ([`crate::Memory::set_point_passes`]);
 //! each is still counted as a decision, and the trace marks where it fell,
-//! so findings keep the decision numbers a stop at every point would give.
+//! so findings keep the decision numbers a stop at every point would give,
+//! and the write-back windows of a run that records them
+//! ([`Spec::record_windows`]) are the decisions a stop at every point
+//! would record. Only a run recording every decision
+//! ([`Spec::record_taken`]) stops at each.
 //!
 //! **Shared prefix.** Until the first decision nothing is chosen, so every
 //! schedule of a program runs the same instructions there (start-up, `main`
@@ -479,11 +483,8 @@ fn drive(
                 starved,
                 in_window: &in_window,
             };
-            if spec.record_windows && in_window.get(cur).copied().unwrap_or(false) {
-                if open.len() <= cur {
-                    open.resize_with(cur + 1, || (u64::MAX, Vec::new()));
-                }
-                open[cur].1.push(k);
+            if spec.record_windows {
+                open_window_decision(&mut open, &in_window, cur, k);
             }
             let mut t = chooser.choose(&d);
             let overridden = !runnable.contains(&t) || (starved && t == cur);
@@ -492,8 +493,9 @@ fn drive(
             }
             // Decisions the chooser promises to answer with `t` again (see
             // `Chooser::next_ask`), while the run stays below FAIRNESS and
-            // nothing is being recorded per decision.
-            if !overridden && !spec.record_taken && !spec.record_windows {
+            // the decisions are not being recorded one by one (write-back
+            // windows are recorded from the trace's point marks below).
+            if !overridden && !spec.record_taken {
                 let run_after = if t == cur { run_len + 1 } else { 0 };
                 passes = (chooser.next_ask(k).saturating_sub(k + 1))
                     .min(FAIRNESS.saturating_sub(run_after));
@@ -540,11 +542,21 @@ fn drive(
         // Points run through before the record at hand: its decision is
         // `base + mark`, as if the step had stopped at each of them.
         let mut mark = 0usize;
+        // A step's records are all its thread's: look the thread up once
+        // per agent seen, not once per record.
+        let mut agent = (usize::MAX, 0usize, 0u32);
         for (i, rec) in trace.iter().enumerate() {
             while mark < marks.len() && marks[mark] <= i {
+                if spec.record_windows {
+                    open_window_decision(&mut open, &in_window, next, base + mark as u64);
+                }
                 mark += 1;
             }
-            let t = agent_thread(p, rec);
+            if agent.0 != rec.agent {
+                let t = agent_thread(p, rec);
+                agent = (rec.agent, t, p.threads[t].tid);
+            }
+            let (_, t, tid) = agent;
             if spec.record_windows {
                 if open.len() <= t {
                     open.resize_with(t + 1, || (u64::MAX, Vec::new()));
@@ -586,7 +598,6 @@ fn drive(
                     kind: rec.kind,
                 });
             }
-            let tid = p.threads[t].tid;
             det.access(tid, rec, &p.machine.mem as &dyn CodeView);
             if det.findings().len() > seen_findings {
                 collect(
@@ -596,6 +607,12 @@ fn drive(
                     &mut seen_findings,
                     Some(base + mark as u64),
                 );
+            }
+        }
+        if spec.record_windows {
+            // Points run through after the step's last access.
+            for j in mark..marks.len() {
+                open_window_decision(&mut open, &in_window, next, base + j as u64);
             }
         }
         let tid = p.threads[next].tid;
@@ -649,6 +666,17 @@ fn drive(
         states_changed,
     };
     paused
+}
+
+/// With `record_windows`: decision `k`, where thread `cur` ran last, is
+/// one of the decisions inside `cur`'s open window if it has one.
+fn open_window_decision(open: &mut Vec<(u64, Vec<u64>)>, in_window: &[bool], cur: usize, k: u64) {
+    if in_window.get(cur).copied().unwrap_or(false) {
+        if open.len() <= cur {
+            open.resize_with(cur + 1, || (u64::MAX, Vec::new()));
+        }
+        open[cur].1.push(k);
+    }
 }
 
 /// The thread (index) whose CPU made `rec`.

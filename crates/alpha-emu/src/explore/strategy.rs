@@ -34,6 +34,12 @@ impl Rng {
         z ^ (z >> 31)
     }
 
+    /// The value the `n`-th call of [`Rng::next_u64`] (counted from 0)
+    /// returns, without making the calls before it or changing the state.
+    pub fn nth(&self, n: u64) -> u64 {
+        Rng(self.0.wrapping_add(n.wrapping_mul(0x9e37_79b9_7f4a_7c15))).next_u64()
+    }
+
     /// Uniform in `0..n` (`n > 0`).
     pub fn below(&mut self, n: u64) -> u64 {
         ((self.next_u64() as u128 * n as u128) >> 64) as u64
@@ -41,19 +47,58 @@ impl Rng {
 }
 
 /// Random walk: at every decision, any runnable thread, uniformly.
+///
+/// Decision `k` of a schedule is answered from the generator's `k`-th
+/// draw (counted from 0), whichever decisions the run stopped at: a
+/// SplitMix64 stream is a counter, so that draw is computed directly
+/// ([`Rng::nth`]) rather than by stepping through the ones before it.
+/// That lets the walk look ahead: after answering decision `k` with
+/// thread `t` it finds the first later decision whose draw, over the same
+/// runnable set, picks another thread, and [`Chooser::next_ask`] names it,
+/// so the interpreter runs `t` through the points in between (with two
+/// runnable threads, half of them) without stopping. The runnable set
+/// changes only at an event, which stops the run and asks again, so every
+/// decision gets the thread that asking at every point would give: the
+/// schedules, and their replay strings, are the ones a walk that stopped
+/// at every decision runs.
 pub struct Random {
     rng: Rng,
+    /// The decision [`Chooser::next_ask`] names.
+    ask: u64,
 }
+
+/// How far past a decision the walk looks for the next switch; the run
+/// stops at [`super::FAIRNESS`] decisions in a row anyway.
+const RANDOM_LOOKAHEAD: u64 = super::FAIRNESS;
 
 impl Random {
     pub fn new(rng: Rng) -> Random {
-        Random { rng }
+        Random { rng, ask: 0 }
+    }
+
+    /// The thread draw `k` picks among `runnable`.
+    fn pick(&self, k: u64, runnable: &[usize]) -> usize {
+        let u = self.rng.nth(k);
+        runnable[((u as u128 * runnable.len() as u128) >> 64) as usize]
     }
 }
 
 impl Chooser for Random {
     fn choose(&mut self, d: &Decision<'_>) -> usize {
-        d.runnable[self.rng.below(d.runnable.len() as u64) as usize]
+        let t = self.pick(d.k, d.runnable);
+        let end = d.k.saturating_add(RANDOM_LOOKAHEAD);
+        let mut j = d.k + 1;
+        while j < end && self.pick(j, d.runnable) == t {
+            j += 1;
+        }
+        self.ask = j;
+        t
+    }
+
+    /// The first decision after the last one answered whose draw picks a
+    /// different thread of the same runnable set (see the type's docs).
+    fn next_ask(&self, k: u64) -> u64 {
+        self.ask.max(k + 1)
     }
 }
 
@@ -175,5 +220,72 @@ impl Chooser for Pct {
             .copied()
             .unwrap_or(u64::MAX)
             .max(k + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nth_draw_equals_stepping_the_generator() {
+        let base = Rng::for_schedule(7, 12);
+        let mut stepped = base.clone();
+        for n in 0..1000 {
+            assert_eq!(base.nth(n), stepped.next_u64(), "draw {n}");
+        }
+    }
+
+    /// A driver that asks the walk only where `next_ask` says (or after an
+    /// event changed the runnable set) sees, at every decision, the thread
+    /// the walk that draws once per decision and is asked at every one
+    /// picks: the lookahead changes where the run stops, never a schedule.
+    #[test]
+    fn random_walk_with_lookahead_decides_as_asking_at_every_point() {
+        for seed in 0..20u64 {
+            let rng = Rng::for_schedule(seed, seed * 3 + 1);
+            let mut every = rng.clone();
+            let mut walk = Random::new(rng);
+            // Runnable sets change at "events", a few dozen decisions apart.
+            let sets: [&[usize]; 4] = [&[0, 1], &[0, 1, 2], &[1, 2], &[0, 2, 3]];
+            let mut events = Rng::new(seed ^ 0xe7e7);
+            let mut set = 0usize;
+            let mut next_event = 1 + events.below(40);
+            let mut cur = 0usize;
+            let mut ask = 0u64;
+            let mut stops = 0u64;
+            for k in 0..5_000u64 {
+                let runnable = sets[set];
+                let want = runnable[every.below(runnable.len() as u64) as usize];
+                let got = if k == ask || !runnable.contains(&cur) {
+                    stops += 1;
+                    let d = Decision {
+                        k,
+                        default: cur,
+                        current: cur,
+                        runnable,
+                        starved: false,
+                        in_window: &[],
+                    };
+                    let t = walk.choose(&d);
+                    ask = walk.next_ask(k);
+                    assert!(ask > k);
+                    t
+                } else {
+                    cur
+                };
+                assert_eq!(got, want, "seed {seed}, decision {k}");
+                cur = got;
+                if k == next_event {
+                    // The run stops at an event and asks at the next decision.
+                    set = (set + 1 + events.below(3) as usize) % sets.len();
+                    next_event = k + 1 + events.below(40);
+                    ask = k + 1;
+                }
+            }
+            // With two or more threads runnable, about half the decisions
+            // keep the running thread, and those are run through.
+            assert!(stops < 4_000, "seed {seed}: {stops} stops");
+        }
     }
 }
