@@ -18,21 +18,9 @@ int main(void) {
 
 #[test]
 fn gdb_breaks_at_main_steps_reads_registers_and_memory_watches_and_continues_to_exit() {
-    let test = "gdb_session";
-    let Some(gdb) = testkit::require_tool(test, "gdb-multiarch", "gdb-multiarch") else {
+    let Some((gdb, bin)) = prepare("gdb_session", "gprog", PROG) else {
         return;
     };
-    let Some(gcc) = testkit::alpha_gcc(test) else {
-        return;
-    };
-    let dir = testkit::scratch_dir("alpha_gdb");
-    let bin = testkit::compile_c(
-        &gcc,
-        &dir,
-        "gprog",
-        PROG,
-        &["-O1", "-g", "-static", "-Wl,--no-relax"],
-    );
     let (text, g, stdout) = session(
         &gdb,
         &bin,
@@ -68,6 +56,23 @@ fn gdb_breaks_at_main_steps_reads_registers_and_memory_watches_and_continues_to_
     assert!(text.contains("exited with code 07"), "{text}");
     assert_eq!(g.code(), Some(7));
     assert_eq!(stdout, "counter 6\n");
+}
+
+/// gdb-multiarch and `src` built static with debug information as
+/// `name`, or `None` (said plainly) when GDB or the cross compiler is
+/// missing.
+fn prepare(test: &str, name: &str, src: &str) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
+    let gdb = testkit::require_tool(test, "gdb-multiarch", "gdb-multiarch")?;
+    let gcc = testkit::alpha_gcc(test)?;
+    let dir = testkit::scratch_dir("alpha_gdb");
+    let bin = testkit::compile_c(
+        &gcc,
+        &dir,
+        name,
+        src,
+        &["-O1", "-g", "-static", "-Wl,--no-relax"],
+    );
+    Some((gdb, bin))
 }
 
 /// Run `bin` under `subword alpha run -g` and a batch `gdb-multiarch`
@@ -139,21 +144,9 @@ int main(void) {
 
 #[test]
 fn gdb_read_watchpoint_stops_at_the_load_and_access_watchpoint_at_a_same_value_store() {
-    let test = "gdb_rwatch";
-    let Some(gdb) = testkit::require_tool(test, "gdb-multiarch", "gdb-multiarch") else {
+    let Some((gdb, bin)) = prepare("gdb_rwatch", "wprog", WATCHED) else {
         return;
     };
-    let Some(gcc) = testkit::alpha_gcc(test) else {
-        return;
-    };
-    let dir = testkit::scratch_dir("alpha_gdb");
-    let bin = testkit::compile_c(
-        &gcc,
-        &dir,
-        "wprog",
-        WATCHED,
-        &["-O1", "-g", "-static", "-Wl,--no-relax"],
-    );
     let (text, g, stdout) = session(
         &gdb,
         &bin,
