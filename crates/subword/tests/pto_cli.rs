@@ -131,6 +131,21 @@ fn run_exits_2_naming_file_step_and_reason_for_malformed_files() {
             "[[step]]\nop = \"gmov\"\nindex = 1\nsource = 2\npeer = 1\n",
             "step 1: unknown field `peer`",
         ),
+        (
+            "tprefetch-missing.toml",
+            "[[step]]\nop = \"tprefetch\"\nbase = 0\nvalid_cols = 1\nvalid_rows = 1\ncols = 1\ndtype = \"U8\"\n",
+            "step 1: missing field `stride_elements`",
+        ),
+        (
+            "recover-range.toml",
+            "[[step]]\nop = \"reset\"\n[[step]]\nop = \"recover-trap\"\ncontext = 256\n",
+            "step 2: `context` = 256 is out of range",
+        ),
+        (
+            "shared-element-both.toml",
+            "[[step]]\nop = \"expect-tile-element\"\nshared = 1\nrow = 0\ncol = 0\nstorage = 0\nvalue = 0\n",
+            "step 1: give `row` and `col`, or `storage`, not both",
+        ),
     ];
     for (name, text, want) in cases {
         let p = scratch("pto_cli_malformed", name, text);
