@@ -1,7 +1,8 @@
-//! A fault at any element of a TLOAD/TSTORE bundle changes nothing but
-//! `_LastFault` (with its address) and the trap context; recovering the
-//! context after fixing the cause then completes with effects identical to
-//! an unfaulted run (asl/arch/memory-model/fault-precision.asl,
+//! A fault at any element of a TLOAD/TSTORE bundle, or at any lane of an
+//! MGATHER/MSCATTER bundle, changes nothing but `_LastFault` (with its
+//! address) and the trap context; recovering the context after fixing the
+//! cause then completes with effects identical to an unfaulted run
+//! (asl/arch/memory-model/fault-precision.asl,
 //! asl/arch/profile/trap-context-recovery.asl, asl/block/model/faults/rollback.asl).
 
 use proptest::prelude::*;
@@ -227,4 +228,164 @@ fn any_fault_saves_the_bundle_state_of_the_moment_into_ring_zero() {
     // ClearFault does not touch the saved context.
     m.clear_fault();
     assert!(m.trap_context(0).unwrap().valid);
+}
+
+/// An MGATHER or MSCATTER bundle: `n` lanes of `dt`, U32 byte
+/// displacements `disp` (a shuffle of dense element slots, so the lane
+/// holding the largest one is the first to leave GM as the base rises).
+#[derive(Debug, Clone)]
+struct Indexed {
+    dt: DataType,
+    values: Vec<u64>,
+    disp: Vec<u64>,
+    scatter: bool,
+}
+
+fn arb_indexed() -> impl Strategy<Value = Indexed> {
+    (
+        prop::sample::select(
+            DataType::ALL
+                .iter()
+                .copied()
+                .filter(|t| !t.is_four_bit())
+                .collect::<Vec<_>>(),
+        ),
+        1usize..17,
+        any::<bool>(),
+    )
+        .prop_flat_map(|(dt, n, scatter)| {
+            let eb = dt.element_bytes() as u64;
+            (
+                prop::collection::vec(any::<u64>(), n),
+                Just((0..n as u64).map(|i| i * eb).collect::<Vec<_>>()).prop_shuffle(),
+            )
+                .prop_map(move |(values, disp)| Indexed {
+                    dt,
+                    values,
+                    disp,
+                    scatter,
+                })
+        })
+}
+
+/// Background GM, the index tile (and for MSCATTER the data tile), a0 =
+/// `base`, and the indexed bundle opened by real command words.
+fn indexed_setup(c: &Indexed, base: u64) -> Machine {
+    let mut m = Machine::new(GM);
+    let bg: Vec<u8> = (0..GM).map(|i| (i as u8).wrapping_mul(29) ^ 0xa5).collect();
+    m.write_memory(0, &bg).unwrap();
+    let n = c.values.len() as u64;
+    let cols = n.next_power_of_two();
+    let tile = |dtype| TileConfig {
+        capacity: 128,
+        rows: 1,
+        cols,
+        valid_rows: 1,
+        valid_cols: n,
+        dtype,
+        layout: TileLayout::RowMajor,
+        location: TileLocation::Any,
+        mask: None,
+    };
+    let index_reg = if c.scatter { 1 } else { 0 };
+    m.configure_tile(index_reg, &tile(DataType::U32)).unwrap();
+    for (k, d) in c.disp.iter().enumerate() {
+        m.write_tile_element(index_reg, 0, k as u64, *d).unwrap();
+    }
+    if c.scatter {
+        m.configure_tile(0, &tile(c.dt)).unwrap();
+        for (k, v) in c.values.iter().enumerate() {
+            m.write_tile_element(0, 0, k as u64, *v).unwrap();
+        }
+    }
+    m.write_pe_gpr(0, 2, base);
+    let text = if c.scatter {
+        format!(
+            "BSTART.MSCATTER {}; B.DIM LB0, {n}; B.DIM LB2, {cols}; B.IOT T#1, T#2, mask=1000, last; B.IOR a0",
+            c.dt
+        )
+    } else {
+        format!(
+            "BSTART.MGATHER {}; B.DIM LB0, {n}; B.DIM LB2, {cols}; B.IOT T#1, mask=1000, last, ->U<1>; B.IOR a0",
+            c.dt
+        )
+    };
+    for w in assemble(&text).unwrap() {
+        assert_eq!(
+            m.execute_command_instruction(w),
+            CommandExecution::Executed,
+            "{text}"
+        );
+    }
+    m.start_memory_event_capture(0);
+    m
+}
+
+fn lane_values(m: &Machine, t: u32, n: usize) -> Vec<Option<u64>> {
+    (0..n as u64)
+        .map(|k| m.read_tile_element(t, 0, k).unwrap())
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_fault_at_any_lane_of_an_indexed_transfer_changes_only_the_fault_and_trap_context_and_recovery_equals_an_unfaulted_run(
+        c in arb_indexed()
+    ) {
+        let n = c.values.len();
+        let eb = c.dt.element_bytes() as u64;
+        let lane = (0..n).max_by_key(|&k| c.disp[k]).unwrap();
+        // Lane `lane` (anywhere in the tile) starts exactly at the end of GM.
+        let bad_base = GM - c.disp[lane];
+        let good_base = 0x80;
+
+        let mut m = indexed_setup(&c, bad_base);
+        let gm0 = gm(&m);
+        let bundle0 = m.bundle_state().clone();
+        let cap0 = m.core_tile_capacity_in_use();
+        let data0 = if c.scatter { lane_values(&m, 0, n) } else { Vec::new() };
+
+        prop_assert!(!m.execute_bundle_tile_operation());
+        prop_assert_eq!(m.last_fault(), Fault::DataPage);
+        prop_assert_eq!(m.last_fault_address(), Some(GM));
+        prop_assert!(gm(&m) == gm0, "GM changed by a faulting transfer");
+        prop_assert_eq!(m.memory_events().len(), 0);
+        prop_assert_eq!(m.core_tile_capacity_in_use(), cap0, "destination not rolled back");
+        prop_assert_eq!(m.bundle_state(), &bundle0);
+        if c.scatter {
+            prop_assert_eq!(lane_values(&m, 0, n), data0);
+        }
+        let ctx = m.trap_context(0).unwrap().clone();
+        prop_assert!(ctx.valid);
+        prop_assert_eq!(&ctx.bundle, &bundle0);
+
+        m.reset_bundle_control_state();
+        m.write_pe_gpr(0, 2, good_base);
+        prop_assert!(m.recover_trap_context(0));
+        prop_assert_eq!(m.bundle_state(), &bundle0);
+        m.clear_fault();
+        prop_assert!(m.execute_bundle_tile_operation(), "{}", m.last_fault());
+
+        let mut u = indexed_setup(&c, good_base);
+        prop_assert!(u.execute_bundle_tile_operation(), "{}", u.last_fault());
+        prop_assert!(gm(&m) == gm(&u), "recovered GM differs from the unfaulted run");
+        prop_assert_eq!(m.memory_events(), u.memory_events());
+        prop_assert_eq!(m.memory_events().len(), n, "one event per lane");
+        prop_assert_eq!(m.core_tile_capacity_in_use(), u.core_tile_capacity_in_use());
+        if c.scatter {
+            // Only the lanes' own bytes changed.
+            let g = gm(&m);
+            for (a, (x, y)) in g.iter().zip(&gm0).enumerate() {
+                let a = a as u64;
+                let in_lane = c.disp.iter().any(|d| (good_base + d..good_base + d + eb).contains(&a));
+                prop_assert!(in_lane || x == y, "byte {:#x} outside every lane changed", a);
+            }
+        } else {
+            let (tm, tu) = (m.bundle_destination_tile(0), u.bundle_destination_tile(0));
+            prop_assert!(tm.is_some() && tm == tu);
+            prop_assert_eq!(lane_values(&m, tm.unwrap(), n), lane_values(&u, tu.unwrap(), n));
+        }
+    }
 }
