@@ -1,5 +1,6 @@
-//! A fault at any element of a TLOAD/TSTORE bundle, or at any lane of an
-//! MGATHER/MSCATTER bundle, changes nothing but `_LastFault` (with its
+//! A fault at any element of a TLOAD/TSTORE bundle, at any lane of an
+//! MGATHER/MSCATTER bundle, or at any element of any PE of a four-PE
+//! TPREFETCH, changes nothing but `_LastFault` (with its
 //! address) and the trap context; recovering the context after fixing the
 //! cause then completes with effects identical to an unfaulted run
 //! (asl/arch/memory-model/fault-precision.asl,
@@ -387,5 +388,163 @@ proptest! {
             prop_assert!(tm.is_some() && tm == tu);
             prop_assert_eq!(lane_values(&m, tm.unwrap(), n), lane_values(&u, tu.unwrap(), n));
         }
+    }
+}
+
+/// A TPREFETCH over all four PEs, each with its own base; element `k` of
+/// PE `pe` is the one that faults. The row stride counts elements (ADR 0074
+/// left TPREFETCH in elements) and is at least the valid width, so element
+/// addresses rise in row-major order.
+#[derive(Debug, Clone)]
+struct FourPe {
+    c: Case,
+    pe: usize,
+}
+
+fn arb_four_pe() -> impl Strategy<Value = FourPe> {
+    (arb_case(), 0usize..4).prop_map(|(c, pe)| FourPe { c, pe })
+}
+
+fn element_stride(c: &Case) -> u64 {
+    c.vc + c.stride % 5
+}
+
+/// `TileMemoryStridedIndex` then the element's byte address, from base 0.
+fn prefetch_offset(c: &Case, r: u64, col: u64) -> u64 {
+    let idx = r * element_stride(c) + col;
+    if c.dt.is_four_bit() {
+        idx >> 1
+    } else {
+        idx * c.dt.element_bytes() as u64
+    }
+}
+
+/// The span one PE's prefetch covers, rounded to 64 bytes: PE `p` works
+/// at `0x40 + p * span`.
+fn span(c: &Case) -> u64 {
+    (prefetch_offset(c, c.vr - 1, c.vc - 1) + 8).div_ceil(64) * 64
+}
+
+fn four_pe_setup(f: &FourPe, bad: bool) -> Machine {
+    let c = &f.c;
+    let mut m = Machine::new(GM);
+    let bg: Vec<u8> = (0..GM).map(|i| (i as u8).wrapping_mul(53) ^ 0x17).collect();
+    m.write_memory(0, &bg).unwrap();
+    // A resident tile the prefetch must leave alone.
+    m.configure_tile(
+        5,
+        &TileConfig {
+            capacity: 128,
+            rows: 2,
+            cols: 4,
+            valid_rows: 2,
+            valid_cols: 4,
+            dtype: DataType::U8,
+            layout: TileLayout::RowMajor,
+            location: TileLocation::Any,
+            mask: None,
+        },
+    )
+    .unwrap();
+    m.write_tile_element(5, 1, 2, 0x77).unwrap();
+    let (kr, kc) = (c.k / c.vc, c.k % c.vc);
+    for pe in 0..4 {
+        let base = if bad && pe == f.pe {
+            GM - prefetch_offset(c, kr, kc)
+        } else {
+            0x40 + pe as u64 * span(c)
+        };
+        m.write_pe_gpr(pe, 2, base);
+        m.write_pe_gpr(pe, 3, element_stride(c));
+    }
+    let text = format!(
+        "BSTART.TPREFETCH {}; B.DIM LB0, {}; B.DIM LB1, {}; B.DIM LB2, {}; B.IOR a0, a1",
+        c.dt, c.vc, c.vr, c.cols
+    );
+    for w in assemble(&text).unwrap() {
+        assert_eq!(
+            m.execute_command_instruction(w),
+            CommandExecution::Executed,
+            "{text}"
+        );
+    }
+    m.start_memory_event_capture(0);
+    m
+}
+
+/// Every tile register as the architecture sees it: allocation mask,
+/// descriptor, definedness count and (when allocated) each valid
+/// element's value. The payload buffer behind an unallocated register is
+/// not state.
+fn all_tiles(m: &Machine) -> Vec<String> {
+    (0..64)
+        .map(|i| {
+            let t = m.tile_record(i).unwrap();
+            let values: Vec<_> = if t.allocated {
+                (0..t.valid_rows)
+                    .flat_map(|r| (0..t.valid_columns).map(move |c| (r, c)))
+                    .map(|(r, c)| m.read_tile_element(i, r, c).ok().flatten())
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            format!(
+                "T{i} mask {:04b} allocated {} defined {} cap {} {}x{} valid {}x{} {:?} {:?} {:?} defined_valid {} predicate {} {values:x?}",
+                m.tile_allocation_mask(i),
+                t.allocated,
+                t.contents_defined,
+                t.capacity_bytes,
+                t.rows,
+                t.columns,
+                t.valid_rows,
+                t.valid_columns,
+                t.data_type,
+                t.layout,
+                t.location,
+                t.defined_valid,
+                t.predicate,
+            )
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_fault_at_any_element_of_any_pe_of_a_tprefetch_changes_only_the_fault_and_trap_context_and_recovery_equals_an_unfaulted_run(
+        f in arb_four_pe()
+    ) {
+        let c = &f.c;
+        prop_assume!(0x40 + 4 * span(c) + 64 < GM - span(c));
+        let mut m = four_pe_setup(&f, true);
+        let gm0 = gm(&m);
+        let tiles0 = all_tiles(&m);
+        let cap0 = m.core_tile_capacity_in_use();
+        let bundle0 = m.bundle_state().clone();
+
+        prop_assert!(!m.execute_bundle_tile_operation());
+        prop_assert_eq!(m.last_fault(), Fault::DataPage);
+        prop_assert_eq!(m.last_fault_address(), Some(GM));
+        prop_assert!(gm(&m) == gm0, "GM changed");
+        prop_assert!(all_tiles(&m) == tiles0, "a tile changed");
+        prop_assert_eq!(m.core_tile_capacity_in_use(), cap0);
+        prop_assert_eq!(m.memory_events().len(), 0);
+        prop_assert_eq!(m.bundle_state(), &bundle0);
+        prop_assert!(m.trap_context(0).unwrap().valid);
+        prop_assert_eq!(&m.trap_context(0).unwrap().bundle, &bundle0);
+
+        m.reset_bundle_control_state();
+        m.write_pe_gpr(f.pe, 2, 0x40 + f.pe as u64 * span(c));
+        prop_assert!(m.recover_trap_context(0));
+        m.clear_fault();
+        prop_assert!(m.execute_bundle_tile_operation(), "{}", m.last_fault());
+
+        let mut u = four_pe_setup(&f, false);
+        prop_assert!(u.execute_bundle_tile_operation(), "{}", u.last_fault());
+        prop_assert!(gm(&m) == gm0 && gm(&u) == gm0, "a prefetch changed GM");
+        prop_assert!(all_tiles(&m) == tiles0 && all_tiles(&u) == tiles0, "a prefetch changed a tile");
+        prop_assert_eq!(m.memory_events(), u.memory_events());
+        prop_assert_eq!(m.memory_events().len() as u64, 4 * c.vr * c.vc, "one load per element of each PE");
     }
 }
