@@ -288,6 +288,42 @@ fn element_stride_what_if_is_opt_in_and_announced() {
 }
 
 #[test]
+fn boundary_example_warns_each_unit_and_element_stride_reinterprets_only_tload() {
+    let f = examples().join("boundary-tload-bytes-tprefetch-elements.toml");
+    let o = run(&["pto", "run", s(&f)]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let warnings: Vec<_> = err
+        .lines()
+        .filter(|l| l.starts_with("subword: warning: ") && l.contains("stride-unit"))
+        .collect();
+    assert_eq!(warnings.len(), 2, "{err}");
+    assert!(
+        warnings[0].contains("step 31 (execute)")
+            && warnings[0].contains("TPREFETCH row stride 64 elements"),
+        "{err}"
+    );
+    assert!(
+        warnings[1].contains("step 35 (execute)")
+            && warnings[1].contains("row stride 16 bytes")
+            && !warnings[1].contains("TPREFETCH"),
+        "{err}"
+    );
+    // The what-if changes the TLOAD's rows (its row-1 element is read from
+    // elsewhere) and nothing of TPREFETCH: its event and memory
+    // expectations still hold.
+    let o = run(&["pto", "run", "--element-stride", s(&f)]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let failures: Vec<_> = out.lines().filter(|l| l.contains(": step ")).collect();
+    assert_eq!(failures.len(), 1, "{out}");
+    assert!(
+        failures[0].contains("step 9 (expect-tile-element)"),
+        "{out}"
+    );
+}
+
+#[test]
 fn footprint_writes_an_svg_with_a_legend() {
     let dir = testkit::scratch_dir("pto_cli_footprint");
     let svg = dir.join("fp.svg");
