@@ -82,6 +82,22 @@ fn arb_lanes() -> impl Strategy<Value = (DataType, Vec<u64>, Vec<u64>, u64)> {
     })
 }
 
+/// Random displacements with gaps: `n` distinct element slots out of
+/// `4n`, in random lane order, so untouched bytes lie between the lanes.
+fn arb_sparse_lanes() -> impl Strategy<Value = (DataType, Vec<u64>, Vec<u64>, u64)> {
+    (transfer_dtype(), 1usize..17, 0u64..64).prop_flat_map(|(dt, n, base)| {
+        let eb = dt.element_bytes() as u64;
+        (
+            Just(dt),
+            prop::collection::vec(any::<u64>(), n),
+            prop::sample::subsequence((0..4 * n as u64).collect::<Vec<_>>(), n)
+                .prop_map(move |slots| slots.into_iter().map(|s| s * eb).collect::<Vec<_>>())
+                .prop_shuffle(),
+            Just(base * 8),
+        )
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
@@ -102,6 +118,33 @@ proptest! {
             prop_assert_eq!(m.read_tile_element(2, 0, c as u64).unwrap(), Some(want), "lane {}", c);
         }
         prop_assert_eq!(m.last_fault(), Fault::None);
+    }
+
+    #[test]
+    fn mscatter_with_random_gapped_displacements_writes_only_its_lanes_and_mgather_reads_them_back(
+        (dt, values, disp, base) in arb_sparse_lanes()
+    ) {
+        let mut m = indexed_machine(dt, &values, &disp);
+        let bg: Vec<u8> = (0..GM).map(|i| (i as u8).wrapping_mul(41) ^ 0x3c).collect();
+        m.write_memory(0, &bg).unwrap();
+        m.mscatter(base, 0, 1).unwrap();
+        let eb = dt.element_bytes() as u64;
+        let mut after = vec![0u8; GM as usize];
+        m.read_memory(0, &mut after).unwrap();
+        for (a, (x, y)) in after.iter().zip(&bg).enumerate() {
+            let a = a as u64;
+            if !disp.iter().any(|d| (base + d..base + d + eb).contains(&a)) {
+                prop_assert_eq!(x, y, "byte {:#x} between or beside the lanes changed", a);
+            }
+        }
+        for (v, d) in values.iter().zip(&disp) {
+            prop_assert_eq!(m.load_unsigned(base + d, eb as u32).unwrap(), truncate(*v, dt.element_bits()));
+        }
+        m.mgather(2, base, 1, PadValue::Null).unwrap();
+        for (c, v) in values.iter().enumerate() {
+            let want = decode_tile_memory_element_raw(truncate(*v, dt.element_bits()), dt, false);
+            prop_assert_eq!(m.read_tile_element(2, 0, c as u64).unwrap(), Some(want), "lane {}", c);
+        }
     }
 
     #[test]

@@ -131,6 +131,21 @@ fn run_exits_2_naming_file_step_and_reason_for_malformed_files() {
             "[[step]]\nop = \"gmov\"\nindex = 1\nsource = 2\npeer = 1\n",
             "step 1: unknown field `peer`",
         ),
+        (
+            "tprefetch-missing.toml",
+            "[[step]]\nop = \"tprefetch\"\nbase = 0\nvalid_cols = 1\nvalid_rows = 1\ncols = 1\ndtype = \"U8\"\n",
+            "step 1: missing field `stride_elements`",
+        ),
+        (
+            "recover-range.toml",
+            "[[step]]\nop = \"reset\"\n[[step]]\nop = \"recover-trap\"\ncontext = 256\n",
+            "step 2: `context` = 256 is out of range",
+        ),
+        (
+            "shared-element-both.toml",
+            "[[step]]\nop = \"expect-tile-element\"\nshared = 1\nrow = 0\ncol = 0\nstorage = 0\nvalue = 0\n",
+            "step 1: give `row` and `col`, or `storage`, not both",
+        ),
     ];
     for (name, text, want) in cases {
         let p = scratch("pto_cli_malformed", name, text);
@@ -270,6 +285,42 @@ fn element_stride_what_if_is_opt_in_and_announced() {
     );
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("pre-ADR-0074"), "{err}");
+}
+
+#[test]
+fn boundary_example_warns_each_unit_and_element_stride_reinterprets_only_tload() {
+    let f = examples().join("boundary-tload-bytes-tprefetch-elements.toml");
+    let o = run(&["pto", "run", s(&f)]);
+    assert_eq!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let warnings: Vec<_> = err
+        .lines()
+        .filter(|l| l.starts_with("subword: warning: ") && l.contains("stride-unit"))
+        .collect();
+    assert_eq!(warnings.len(), 2, "{err}");
+    assert!(
+        warnings[0].contains("step 31 (execute)")
+            && warnings[0].contains("TPREFETCH row stride 64 elements"),
+        "{err}"
+    );
+    assert!(
+        warnings[1].contains("step 35 (execute)")
+            && warnings[1].contains("row stride 16 bytes")
+            && !warnings[1].contains("TPREFETCH"),
+        "{err}"
+    );
+    // The what-if changes the TLOAD's rows (its row-1 element is read from
+    // elsewhere) and nothing of TPREFETCH: its event and memory
+    // expectations still hold.
+    let o = run(&["pto", "run", "--element-stride", s(&f)]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let failures: Vec<_> = out.lines().filter(|l| l.contains(": step ")).collect();
+    assert_eq!(failures.len(), 1, "{out}");
+    assert!(
+        failures[0].contains("step 9 (expect-tile-element)"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -24,7 +24,7 @@ pub mod report;
 use std::path::Path;
 
 pub use exec::{run, FileReport, RunOptions, StepFailure, Transfer};
-pub use parse::{parse, CandidateKind, Op, Scenario, ScenarioError};
+pub use parse::{parse, CandidateKind, Op, Scenario, ScenarioError, OPS};
 pub use report::{Warning, WarningKind};
 
 /// Reads and parses a scenario file; the error names the file.

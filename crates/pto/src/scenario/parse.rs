@@ -560,6 +560,70 @@ pub const LAYOUTS: &[&str] = &[
 /// Tile locations (spec spelling without the `TileLocation_` prefix).
 pub const LOCATIONS: &[&str] = &["Vector", "Matrix", "Memory", "Any"];
 
+/// Every step `op` a scenario may use, in the order `parse_step` matches
+/// them (the scenario fuzz test generates each).
+pub const OPS: &[&str] = &[
+    "reset",
+    "reset-bundle",
+    "enter-bundle-body",
+    "gpr",
+    "memory",
+    "store",
+    "tile",
+    "cube-tile",
+    "tile-element",
+    "shared-tile",
+    "dimension",
+    "command",
+    "execute",
+    "tload",
+    "tstore",
+    "mgather",
+    "mscatter",
+    "mgather-cas",
+    "atomic-update-shared",
+    "expect-materialized",
+    "reset-memory-execution",
+    "candidate-initial-write",
+    "candidate-load",
+    "candidate-store",
+    "candidate-atomic",
+    "candidate-read-from",
+    "control-attributes",
+    "tload-shared",
+    "predicate-tile",
+    "scalar-binding",
+    "tmov",
+    "gmov",
+    "tprefetch",
+    "fault",
+    "clear-fault",
+    "capture-events",
+    "stop-capture",
+    "pad-value",
+    "tile-location",
+    "recover-trap",
+    "expect-memory",
+    "expect-memory-undefined-shared",
+    "expect-load",
+    "expect-tile-element",
+    "expect-tile",
+    "expect-fault",
+    "expect-fault-address",
+    "expect-capacity-in-use",
+    "expect-events",
+    "expect-event",
+    "expect-bundle-active",
+    "expect-binding-count",
+    "expect-shared-binding-count",
+    "expect-shared-binding",
+    "expect-binding",
+    "expect-trap-context",
+    "expect-predicate",
+    "expect-transfer",
+    "expect-disasm",
+];
+
 /// Parse a scenario's text. `file` is used in error messages only.
 pub fn parse(file: &str, text: &str) -> Result<Scenario, ScenarioError> {
     let err = |step: Option<usize>, reason: String| ScenarioError {
@@ -1419,6 +1483,16 @@ mod tests {
         assert_eq!(parse_mask("0011").unwrap(), 3);
         assert!(parse_mask("10").is_err());
         assert!(parse_mask("10a0").is_err());
+    }
+
+    #[test]
+    fn every_listed_op_is_one_parse_accepts() {
+        for op in OPS {
+            let r = parse("f.toml", &format!("[[step]]\nop = \"{op}\"\n"));
+            if let Err(e) = r {
+                assert!(!e.to_string().contains("unknown op"), "{op}: {e}");
+            }
+        }
     }
 
     #[test]
