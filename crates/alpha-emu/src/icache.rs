@@ -213,7 +213,14 @@ impl ICache {
     /// Compile the region entered at instruction `idx` of block `index`
     /// (page base `base`); record the outcome in its head. Returns the
     /// region when it is ready now.
-    pub fn compile(&mut self, index: usize, idx: usize, base: u64, bwx: bool) -> Option<RegionFn> {
+    pub fn compile(
+        &mut self,
+        index: usize,
+        idx: usize,
+        base: u64,
+        bwx: bool,
+        fix: bool,
+    ) -> Option<RegionFn> {
         if self.jit.wants_reset() {
             self.jit.reset();
             self.unlink_all();
@@ -229,6 +236,7 @@ impl ICache {
         let head = &self.heads[index][idx];
         let cfg = crate::jit::Cfg {
             bwx,
+            fix,
             uniq: self.inline_uniq,
         };
         match self.jit.compile(req, &self.blocks[index][..], base, cfg) {

@@ -530,7 +530,7 @@ fn run_loop<const TR: bool, const SP: bool>(
             } else if h >= PENDING {
                 None
             } else if h + 1 >= thr {
-                ic.compile(bi, idx, base, cpu.has(Ext::Bwx))
+                ic.compile(bi, idx, base, cpu.has(Ext::Bwx), cpu.has(Ext::Fix))
             } else {
                 head.set(h + 1);
                 None

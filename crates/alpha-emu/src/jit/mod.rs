@@ -38,6 +38,14 @@
 //! look the page up in [`JitTlb`] (two loads and a compare) and otherwise
 //! call a helper that does the access through [`Memory`] and refills the
 //! table; see `JitTlb` for why a hit needs no further checks.
+//! Floating point is compiled in line the same way (FP registers in
+//! variables, written through to `cpu.f`): FP loads, stores, moves,
+//! FCMOVs and branches always, and IEEE T add, subtract, multiply,
+//! divide, compares, CVTQT and CVTTQ whenever a check as they run shows
+//! that host `f64` arithmetic gives the interpreter's result and FPCR
+//! (`Emitter::ieee_inline` in [`emit`]); every other case, and every
+//! other floating, CIX or MVI instruction, calls the interpreter's own
+//! function.
 //!
 //! **When.** [`Jit`] compiles in a background thread by default, so the
 //! guest never waits for Cranelift; results carry the decode epoch of their
