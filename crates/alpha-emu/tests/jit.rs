@@ -252,6 +252,13 @@ const IEEE_TEMPLATES: &[(&str, &[&str])] = &[
     ("subtQ X, Y, Z", ARITH_QUALS),
     ("multQ X, Y, Z", ARITH_QUALS),
     ("divtQ X, Y, Z", ARITH_QUALS),
+    ("addsQ X, Y, Z", ARITH_QUALS),
+    ("subsQ X, Y, Z", ARITH_QUALS),
+    ("mulsQ X, Y, Z", ARITH_QUALS),
+    ("divsQ X, Y, Z", ARITH_QUALS),
+    ("sqrttQ X, Z", ARITH_QUALS),
+    ("cvttsQ X, Z", ARITH_QUALS),
+    ("cvtstQ X, Z", &["", "/s"]),
     ("cmpteqQ X, Y, Z", &["", "/su"]),
     ("cmptltQ X, Y, Z", &["", "/su"]),
     ("cmptleQ X, Y, Z", &["", "/su"]),
@@ -314,6 +321,10 @@ const FP_SPECIALS: &[u64] = &[
     0x7ff8_0000_0000_0000,
     0x7ff4_0000_0000_0000,
     0xfff8_0000_0000_0001,
+    0x2000_0000,           // an S denormal's register image
+    0x3810_0000_0000_0000, // the smallest normal S
+    0x47ef_ffff_e000_0000, // the largest S
+    0x3ff0_0000_2000_0000, // 1 + 2^-23 (S) with low T bits clear
     5,
     (-7i64) as u64,
     i64::MAX as u64,
@@ -347,17 +358,18 @@ fn render_ieee(choices: &[(usize, u8, u8, u8, u8, u16)]) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 250, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
 
-    /// Random loops of IEEE T arithmetic, compares and conversions in
-    /// every qualifier, FP loads, stores, moves, FCMOVs and branches, on
+    /// Random loops of IEEE S and T arithmetic, square roots, compares and
+    /// conversions in every qualifier, FP loads, stores, moves, FCMOVs and
+    /// branches, on
     /// operands that include zeros of both signs, denormals, infinities,
     /// NaNs, huge and tiny values, under every FPCR rounding mode (also
     /// changed by MT_FPCR in the loop) and Linux IEEE control word, end in
     /// the same state — integer and FP registers, FPCR, memory, pc, count,
     /// event — compiled (in line, or by the interpreter's function where
     /// the in-line path declines) as interpreted, whatever the budget
-    /// slices.
+    /// slices, on CPUs with and without FIX.
     #[test]
     fn jit_random_ieee_loops_equal_the_interpreter(
         choices in proptest::collection::vec(any::<(usize, u8, u8, u8, u8, u16)>(), 1..24),
@@ -367,7 +379,10 @@ proptest! {
         ctl in any::<u8>(),
         iters in any::<u8>(),
         slice in 1u64..40,
+        ev5 in any::<bool>(),
     ) {
+        // EV5 has no FIX: ITOFx/FTOIx raise OPCDEC there.
+        let model = if ev5 { "ev5" } else { "ev67" };
         let src = looped(&render_ieee(&choices), iters);
         // DYN from the low two bits; sometimes sticky status already set.
         let dynamic = u64::from(fpcr_bits & 3) << 58;
@@ -379,7 +394,7 @@ proptest! {
         let fpcr = alpha_emu::fp::fpcr::with_summary(dynamic | status);
         let ieee_ctl = IEEE_CTLS[ctl as usize % IEEE_CTLS.len()];
         let run = |tier: Tier, s: u64| {
-            let mut m = machine("ev67", &src, &regs, tier);
+            let mut m = machine(model, &src, &regs, tier);
             for (k, &v) in fsel.iter().enumerate() {
                 m.cpus[0].f[1 + k] = FP_SPECIALS[v as usize % FP_SPECIALS.len()];
             }

@@ -14,7 +14,7 @@ use crate::fp::{FCond, Qual, RoundQual, Rounding};
 use crate::memory::{JitTlb, JIT_TLB_SIZE, PAGE_SHIFT, PAGE_SIZE};
 use alpha_isa::{Insn, Op};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
-use cranelift_codegen::ir::types::{F64, I16, I32, I64, I8};
+use cranelift_codegen::ir::types::{F32, F64, I16, I32, I64, I8};
 use cranelift_codegen::ir::{
     AbiParam, Block, BlockArg, InstBuilder, MemFlagsData as MemFlags, Signature, UserFuncName,
     Value,
@@ -1042,7 +1042,30 @@ enum FOp {
     Cmpun,
     Cvtqt,
     Cvttq,
+    Sqrt,
+    Cvtts,
+    Cvtst,
 }
+
+/// Where an IEEE format's magnitudes (sign cleared) start being normal and
+/// infinite, and the mask that clears the sign.
+#[derive(Clone, Copy)]
+struct Geom {
+    abs: u64,
+    min: u64,
+    inf: u64,
+}
+
+const T_GEOM: Geom = Geom {
+    abs: !T_SIGN,
+    min: T_MIN_NORMAL,
+    inf: T_INF,
+};
+const S_GEOM: Geom = Geom {
+    abs: 0x7fff_ffff,
+    min: 0x0080_0000,
+    inf: 0x7f80_0000,
+};
 
 /// The rounding an in-line IEEE operate needs: fixed by the instruction,
 /// or the FPCR's dynamic field, checked when it runs.
@@ -1123,6 +1146,26 @@ impl<'a> Emitter<'a> {
 
     fn as_f64(&mut self, x: Value) -> Value {
         self.b.ins().bitcast(F64, MemFlags::new(), x)
+    }
+
+    /// Format bits `x` (S bits zero-extended when `single`) as a float.
+    fn as_float(&mut self, x: Value, single: bool) -> Value {
+        if single {
+            let w = self.b.ins().ireduce(I32, x);
+            self.b.ins().bitcast(F32, MemFlags::new(), w)
+        } else {
+            self.as_f64(x)
+        }
+    }
+
+    /// The format bits of float `r` (zero-extended for S).
+    fn float_bits(&mut self, r: Value, single: bool) -> Value {
+        if single {
+            let w = self.b.ins().bitcast(I32, MemFlags::new(), r);
+            self.b.ins().uextend(I64, w)
+        } else {
+            self.as_bits(r)
+        }
     }
 
     fn as_bits(&mut self, x: Value) -> Value {
@@ -1244,7 +1287,10 @@ impl<'a> Emitter<'a> {
                     self.set(rc as usize, v);
                 }
             },
-            Addt | Subt | Mult | Divt | Cmpteq | Cmptlt | Cmptle | Cmptun | Cvtqt | Cvttq => {
+            // SQRTT is FIX (without it the interpreter raises OPCDEC).
+            Sqrtt if !self.region.cfg.fix => return false,
+            Addt | Subt | Mult | Divt | Adds | Subs | Muls | Divs | Cmpteq | Cmptlt | Cmptle
+            | Cmptun | Cvtqt | Cvttq | Sqrtt | Cvtts | Cvtst => {
                 return self.ieee_inline(u, i, rest);
             }
             _ => return false,
@@ -1252,44 +1298,55 @@ impl<'a> Emitter<'a> {
         true
     }
 
-    /// An IEEE T operate in line where host `f64` arithmetic provably
+    /// An IEEE operate in line where host `f64`/`f32` arithmetic provably
     /// gives the interpreter's result and leaves the FPCR as it does;
-    /// every other case (checked when it runs) calls [`generic`].
+    /// every other case (checked when it runs) calls [`generic`]. Compiled:
+    /// ADDx/SUBx/MULx/DIVx in S and T, CMPTxx, CVTQT, CVTTQ, SQRTT (with
+    /// FIX), CVTTS, CVTST.
     ///
-    /// Compiled statically: no `/I` (so inexact is neither recorded nor
-    /// trapped; comparisons never raise it), and round to nearest (fixed,
-    /// or `/D` with the FPCR's DYN field checked for nearest when it runs;
-    /// CVTTQ also `/C`). Checked when it runs: operands zero or normal
-    /// (comparisons: not NaN or denormal, infinities are ordered), results
+    /// Decided statically: no `/I` (so inexact is neither recorded nor
+    /// trapped; compares and CVTST never raise it), and round to nearest
+    /// (fixed, or `/D` with the FPCR's DYN field checked for nearest when
+    /// it runs; CVTTQ also `/C`). Checked when it runs: operands zero or
+    /// normal (compares: not NaN or denormal, infinities are ordered; S
+    /// operands judged on their S bits, as the interpreter does), results
     /// normal and above the smallest normal (so neither overflow nor
     /// underflow is possible; a zero only where it is exact: a sum, or a
-    /// product or quotient of a zero), divisors not zero, CVTTQ operands
-    /// below 2^63. Then the exceptions are at most inexact, which without
-    /// `/I` the interpreter neither records nor reports, so the FPCR stays
-    /// as it is, and the value is the correctly rounded host result, which
-    /// is the interpreter's.
+    /// product or quotient of a zero), divisors not zero, square roots of
+    /// +0 or positive values, CVTTQ operands below 2^63. Then the
+    /// exceptions are at most inexact, which without `/I` the interpreter
+    /// neither records nor reports, so the FPCR stays as it is, and the
+    /// value is the correctly rounded host result, which is the
+    /// interpreter's (a zero or normal S value's register image is its
+    /// value as T bits).
     fn ieee_inline(&mut self, u: &Uop, i: usize, rest: usize) -> bool {
         use Op::*;
         let insn = u.insn;
         let q = Qual::of(insn.op, insn.func);
+        let single = matches!(insn.op, Adds | Subs | Muls | Divs);
         let op = match insn.op {
-            Addt => FOp::Add,
-            Subt => FOp::Sub,
-            Mult => FOp::Mul,
-            Divt => FOp::Div,
+            Addt | Adds => FOp::Add,
+            Subt | Subs => FOp::Sub,
+            Mult | Muls => FOp::Mul,
+            Divt | Divs => FOp::Div,
             Cmpteq => FOp::Cmp(FloatCC::Equal),
             Cmptlt => FOp::Cmp(FloatCC::LessThan),
             Cmptle => FOp::Cmp(FloatCC::LessThanOrEqual),
             Cmptun => FOp::Cmpun,
             Cvtqt => FOp::Cvtqt,
+            Sqrtt => FOp::Sqrt,
+            Cvtts => FOp::Cvtts,
+            Cvtst => FOp::Cvtst,
             _ => FOp::Cvttq,
         };
-        let compare = matches!(op, FOp::Cmp(_) | FOp::Cmpun);
-        if q.inexact && !compare {
+        // Exact whatever the rounding, raising nothing on the operands
+        // accepted: qualifiers do not matter.
+        let exact = matches!(op, FOp::Cmp(_) | FOp::Cmpun | FOp::Cvtst);
+        if q.inexact && !exact {
             return false;
         }
         let round = match q.round {
-            _ if compare => FRound::Fixed(Rounding::Normal),
+            _ if exact => FRound::Fixed(Rounding::Normal),
             RoundQual::Normal => FRound::Fixed(Rounding::Normal),
             RoundQual::Chopped if op == FOp::Cvttq => FRound::Fixed(Rounding::Chopped),
             RoundQual::Dynamic => FRound::Dynamic,
@@ -1300,23 +1357,32 @@ impl<'a> Emitter<'a> {
         let b = self.fget(rb);
         let (value, ok) = match op {
             FOp::Add | FOp::Sub | FOp::Mul | FOp::Div => {
-                let (aa, ab) = (self.abs_bits(a), self.abs_bits(b));
+                // S operands are the S bits of the register images.
+                let (g, a, b) = if single {
+                    let sa = self.sts_from_reg(a);
+                    let sb = self.sts_from_reg(b);
+                    (S_GEOM, sa, sb)
+                } else {
+                    (T_GEOM, a, b)
+                };
+                let aa = self.b.ins().band_imm_s(a, g.abs as i64);
+                let ab = self.b.ins().band_imm_s(b, g.abs as i64);
                 let (za, zb) = (self.is_zero(aa), self.is_zero(ab));
-                let na = self.in_range(aa, T_MIN_NORMAL, T_INF);
-                let nb = self.in_range(ab, T_MIN_NORMAL, T_INF);
+                let na = self.in_range(aa, g.min, g.inf);
+                let nb = self.in_range(ab, g.min, g.inf);
                 let pa = self.b.ins().bor(za, na);
                 let pb = self.b.ins().bor(zb, nb);
                 let plain = self.b.ins().band(pa, pb);
-                let (x, y) = (self.as_f64(a), self.as_f64(b));
+                let (x, y) = (self.as_float(a, single), self.as_float(b, single));
                 let r = match op {
                     FOp::Add => self.b.ins().fadd(x, y),
                     FOp::Sub => self.b.ins().fsub(x, y),
                     FOp::Mul => self.b.ins().fmul(x, y),
                     _ => self.b.ins().fdiv(x, y),
                 };
-                let r = self.as_bits(r);
-                let ar = self.abs_bits(r);
-                let normal = self.in_range(ar, T_MIN_NORMAL + 1, T_INF);
+                let bits = self.float_bits(r, single);
+                let ar = self.b.ins().band_imm_s(bits, g.abs as i64);
+                let normal = self.in_range(ar, g.min + 1, g.inf);
                 let fine = match op {
                     // A zero sum is exact.
                     FOp::Add | FOp::Sub => {
@@ -1332,7 +1398,56 @@ impl<'a> Emitter<'a> {
                         self.b.ins().band_not(f, zb)
                     }
                 };
-                (r, self.b.ins().band(plain, fine))
+                // A zero or normal S value's register image is its T bits.
+                let value = if single {
+                    let w = self.b.ins().fpromote(F64, r);
+                    self.as_bits(w)
+                } else {
+                    bits
+                };
+                (value, self.b.ins().band(plain, fine))
+            }
+            FOp::Sqrt => {
+                // Zero or normal and the sign clear (-0 declined): the
+                // root is +0 or normal.
+                let ab = self.abs_bits(b);
+                let zb = self.is_zero(ab);
+                let nb = self.in_range(ab, T_MIN_NORMAL, T_INF);
+                let plain = self.b.ins().bor(zb, nb);
+                let pos = self
+                    .b
+                    .ins()
+                    .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, b, 0);
+                let ok = self.b.ins().band(plain, pos);
+                let x = self.as_f64(b);
+                let r = self.b.ins().sqrt(x);
+                (self.as_bits(r), ok)
+            }
+            FOp::Cvtts => {
+                let ab = self.abs_bits(b);
+                let zb = self.is_zero(ab);
+                let nb = self.in_range(ab, T_MIN_NORMAL, T_INF);
+                let x = self.as_f64(b);
+                let r = self.b.ins().fdemote(F32, x);
+                let bits = self.float_bits(r, true);
+                let ar = self.b.ins().band_imm_s(bits, S_GEOM.abs as i64);
+                let normal = self.in_range(ar, S_GEOM.min + 1, S_GEOM.inf);
+                // A normal operand with a normal result, or a zero.
+                let fine = self.b.ins().band(nb, normal);
+                let ok = self.b.ins().bor(fine, zb);
+                let w = self.b.ins().fpromote(F64, r);
+                (self.as_bits(w), ok)
+            }
+            FOp::Cvtst => {
+                // Exact for zero and normal S operands.
+                let sb = self.sts_from_reg(b);
+                let ab = self.b.ins().band_imm_s(sb, S_GEOM.abs as i64);
+                let zb = self.is_zero(ab);
+                let nb = self.in_range(ab, S_GEOM.min, S_GEOM.inf);
+                let ok = self.b.ins().bor(zb, nb);
+                let x = self.as_float(sb, true);
+                let w = self.b.ins().fpromote(F64, x);
+                (self.as_bits(w), ok)
             }
             FOp::Cmp(_) | FOp::Cmpun => {
                 // Not NaN, not denormal: the compare raises nothing.

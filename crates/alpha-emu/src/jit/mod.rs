@@ -40,9 +40,10 @@
 //! table; see `JitTlb` for why a hit needs no further checks.
 //! Floating point is compiled in line the same way (FP registers in
 //! variables, written through to `cpu.f`): FP loads, stores, moves,
-//! FCMOVs and branches always, and IEEE T add, subtract, multiply,
-//! divide, compares, CVTQT and CVTTQ whenever a check as they run shows
-//! that host `f64` arithmetic gives the interpreter's result and FPCR
+//! FCMOVs and branches always, and IEEE S and T add, subtract, multiply
+//! and divide, T compares, CVTQT, CVTTQ, SQRTT, CVTTS and CVTST whenever
+//! a check as they run shows that host arithmetic gives the
+//! interpreter's result and FPCR
 //! (`Emitter::ieee_inline` in [`emit`]); every other case, and every
 //! other floating, CIX or MVI instruction, calls the interpreter's own
 //! function.
