@@ -81,7 +81,8 @@ pub type RegionFn = unsafe extern "C" fn(*mut JitCtx) -> u64;
 pub struct JitCtx {
     /// `cpu.r` (32 registers; `r[31]` is never written).
     pub regs: *mut u64,
-    /// The whole CPU, for the helpers that run an interpreter function.
+    /// The whole CPU: compiled code reads and writes its FP registers and
+    /// reads its FPCR here; the helpers run interpreter functions on it.
     pub cpu: *mut Cpu,
     /// The instruction budget left; updated on exit.
     pub left: u64,
