@@ -175,8 +175,8 @@ impl ICache {
 
     /// Count one run of compiled code (see [`Jit::note`]).
     #[inline(always)]
-    pub fn jit_note(&mut self, insns: u64, links: u64, why: crate::jit::Exit) {
-        self.jit.note(insns, links, why);
+    pub fn jit_note(&mut self, insns: u64, links: u64, helpers: u64, why: crate::jit::Exit) {
+        self.jit.note(insns, links, helpers, why);
     }
 
     /// The link table compiled code goes on through (see [`Links`]).

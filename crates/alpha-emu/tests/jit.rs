@@ -422,8 +422,8 @@ proptest! {
 
 /// A loop of plain T arithmetic, compares, conversions and FP moves (the
 /// shape GCC emits for `fp_kernel`) equals the interpreter's run, and
-/// retires almost all of it compiled without ever leaving for the
-/// interpreter.
+/// retires almost all of it compiled in line: without leaving for the
+/// interpreter or calling its functions.
 #[test]
 fn jit_plain_t_arithmetic_loop_stays_compiled_and_equals_the_interpreter() {
     let src = "
@@ -468,6 +468,40 @@ fn jit_plain_t_arithmetic_loop_stays_compiled_and_equals_the_interpreter() {
         0,
         "{s:?}"
     );
+    assert_eq!(s.helper_calls, 0, "{s:?}");
+}
+
+/// The cases the in-line path declines are the interpreter function's: a
+/// `/SUI` add (inexact reported) and an add of a denormal run it, and
+/// record inexact in the FPCR as the interpreter does.
+#[test]
+fn jit_fp_the_in_line_path_declines_calls_the_interpreter_function() {
+    let src = "
+        lda $11, 300($31)
+    2:  addt/sui $f1, $f2, $f3
+        addt/su $f1, $f4, $f5
+        addt $f1, $f2, $f6
+        subq $11, 1, $11
+        bne $11, 2b
+        halt";
+    let run = |tier: Tier| {
+        let mut m = machine("ev67", src, &[0; 8], tier);
+        m.cpus[0].f[1] = 1.0f64.to_bits();
+        m.cpus[0].f[2] = 0.1f64.to_bits();
+        m.cpus[0].f[4] = 1; // a denormal
+        run_to_halt(&mut m);
+        m
+    };
+    let plain = run(Tier::Interpreter);
+    let m = run(Tier::Jit(1));
+    assert_eq!(m.cpus[0].f, plain.cpus[0].f);
+    assert_eq!(m.cpus[0].fpcr, plain.cpus[0].fpcr);
+    assert_ne!(m.cpus[0].fpcr & alpha_emu::fp::fpcr::FPCR_INE, 0);
+    let s = m.jit_stats();
+    assert!(s.retired >= 290 * 5, "{s:?}");
+    // Two of the three adds of each compiled pass call the function.
+    assert!(s.helper_calls >= 2 * 290, "{s:?}");
+    assert!(s.helper_calls <= 2 * 300, "{s:?}");
 }
 
 /// Straight-line code and a subroutine called from a loop are compiled,

@@ -185,6 +185,7 @@ unsafe extern "C" fn store_slow<const N: usize>(ctx: *mut JitCtx, addr: u64, val
 /// "interpret it"; a store that changed code says so.
 unsafe extern "C" fn generic(ctx: *mut JitCtx, insn: *const Insn, pc: u64) -> u64 {
     let ctx = &mut *ctx;
+    ctx.helpers += 1;
     let cpu = &mut *ctx.cpu;
     let mem = &mut *ctx.mem;
     let insn = *insn;
