@@ -193,8 +193,8 @@ impl ICache {
 
     /// Count one run of compiled code (see [`Jit::note`]).
     #[inline(always)]
-    pub fn jit_note(&mut self, insns: u64, links: u64, why: crate::jit::Exit) {
-        self.jit.note(insns, links, why);
+    pub fn jit_note(&mut self, insns: u64, links: u64, helpers: u64, why: crate::jit::Exit) {
+        self.jit.note(insns, links, helpers, why);
     }
 
     /// The link table compiled code goes on through (see [`Links`]).
@@ -231,7 +231,14 @@ impl ICache {
     /// Compile the region entered at instruction `idx` of block `index`
     /// (page base `base`); record the outcome in its head. Returns the
     /// region when it is ready now.
-    pub fn compile(&mut self, index: usize, idx: usize, base: u64, bwx: bool) -> Option<RegionFn> {
+    pub fn compile(
+        &mut self,
+        index: usize,
+        idx: usize,
+        base: u64,
+        bwx: bool,
+        fix: bool,
+    ) -> Option<RegionFn> {
         if self.jit.wants_reset() {
             self.jit.reset();
             self.unlink_all();
@@ -247,6 +254,7 @@ impl ICache {
         let head = &self.heads[index].as_deref().unwrap_or(&self.cold)[idx];
         let cfg = crate::jit::Cfg {
             bwx,
+            fix,
             uniq: self.inline_uniq,
         };
         match self.jit.compile(req, &self.blocks[index][..], base, cfg) {

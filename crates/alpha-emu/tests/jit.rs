@@ -244,6 +244,266 @@ proptest! {
     }
 }
 
+/// IEEE and FP-move templates for the in-line floating point: `Q` is a
+/// qualifier of the instruction's class (`X`/`Y`/`Z` are $f1-$f8, `A` is
+/// $1-$8, `D` a displacement into the data area).
+const IEEE_TEMPLATES: &[(&str, &[&str])] = &[
+    ("addtQ X, Y, Z", ARITH_QUALS),
+    ("subtQ X, Y, Z", ARITH_QUALS),
+    ("multQ X, Y, Z", ARITH_QUALS),
+    ("divtQ X, Y, Z", ARITH_QUALS),
+    ("addsQ X, Y, Z", ARITH_QUALS),
+    ("subsQ X, Y, Z", ARITH_QUALS),
+    ("mulsQ X, Y, Z", ARITH_QUALS),
+    ("divsQ X, Y, Z", ARITH_QUALS),
+    ("sqrttQ X, Z", ARITH_QUALS),
+    ("cvttsQ X, Z", ARITH_QUALS),
+    ("cvtstQ X, Z", &["", "/s"]),
+    ("cmpteqQ X, Y, Z", &["", "/su"]),
+    ("cmptltQ X, Y, Z", &["", "/su"]),
+    ("cmptleQ X, Y, Z", &["", "/su"]),
+    ("cmptunQ X, Y, Z", &["", "/su"]),
+    ("cvtqtQ X, Z", &["", "/c", "/m", "/d", "/sui", "/suid"]),
+    (
+        "cvttqQ X, Z",
+        &[
+            "/c", "", "/m", "/d", "/v", "/vc", "/vd", "/svc", "/sv", "/svd", "/svic", "/svi",
+        ],
+    ),
+    ("ldt X, D($9)", &[""]),
+    ("stt X, D($9)", &[""]),
+    ("lds X, D($9)", &[""]),
+    ("sts X, D($9)", &[""]),
+    ("ldt X, 4($9)", &[""]),
+    ("sts X, 2($9)", &[""]),
+    ("cpys X, Y, Z", &[""]),
+    ("cpysn X, Y, Z", &[""]),
+    ("cpyse X, Y, Z", &[""]),
+    ("fcmovQ X, Y, Z", &["eq", "ne", "lt", "ge", "le", "gt"]),
+    ("fbQ X, 1f", &["eq", "ne", "lt", "ge", "le", "gt"]),
+    ("itoft A, X", &[""]),
+    ("itofs A, X", &[""]),
+    ("ftoit X, A", &[""]),
+    ("ftois X, A", &[""]),
+    ("mt_fpcr X", &[""]),
+    ("mf_fpcr X", &[""]),
+    ("addq A, 1, A", &[""]),
+];
+
+const ARITH_QUALS: &[&str] = &[
+    "", "", "", "/c", "/m", "/d", "/d", "/u", "/ud", "/su", "/sud", "/sui", "/suid", "/suc",
+];
+
+/// FP register values that reach every path: zeros of both signs,
+/// denormals, the smallest normal, huge and tiny values, infinities,
+/// quiet and signalling NaNs, 2^63, exact and inexact fractions, small
+/// integers (denormals as T, operands of CVTQT).
+const FP_SPECIALS: &[u64] = &[
+    0,
+    1 << 63,
+    1,
+    0x800f_ffff_ffff_ffff,
+    0x0010_0000_0000_0000,
+    0x8010_0000_0000_0001,
+    0x3ff0_0000_0000_0000, // 1.0
+    0xc004_0000_0000_0000, // -2.5
+    0x4008_0000_0000_0000, // 3.0
+    0x3fd5_5555_5555_5555, // 1/3
+    0x3fb9_9999_9999_999a, // 0.1
+    0x7fef_ffff_ffff_ffff, // largest finite
+    0x7e37_e43c_8800_759c, // 1e300
+    0x01a5_6e1f_c2f8_f359, // 1e-300
+    0x43e0_0000_0000_0000, // 2^63
+    0xc3df_ffff_ffff_ffff, // just above -2^63
+    0x4330_0000_0000_0001, // 2^52 + 1
+    0x7ff0_0000_0000_0000,
+    0xfff0_0000_0000_0000,
+    0x7ff8_0000_0000_0000,
+    0x7ff4_0000_0000_0000,
+    0xfff8_0000_0000_0001,
+    0x2000_0000,           // an S denormal's register image
+    0x3810_0000_0000_0000, // the smallest normal S
+    0x47ef_ffff_e000_0000, // the largest S
+    0x3ff0_0000_2000_0000, // 1 + 2^-23 (S) with low T bits clear
+    5,
+    (-7i64) as u64,
+    i64::MAX as u64,
+];
+
+/// The Linux IEEE control words a process may run with (`/S` reads it).
+const IEEE_CTLS: &[u64] = &[
+    0,
+    0,
+    0x3e,    // every trap enabled
+    1 << 5,  // inexact enabled
+    1 << 12, // map denormal operands to zero
+    1 << 13, // map underflowed results to zero
+    0x3e | 3 << 12,
+];
+
+fn render_ieee(choices: &[(usize, u8, u8, u8, u8, u16)]) -> String {
+    let mut s = String::new();
+    for &(t, x, y, z, q, d) in choices {
+        let (t, quals) = IEEE_TEMPLATES[t % IEEE_TEMPLATES.len()];
+        let line = t
+            .replace('Q', quals[q as usize % quals.len()])
+            .replace('X', &format!("$f{}", 1 + x % 8))
+            .replace('Y', &format!("$f{}", 1 + y % 8))
+            .replace('Z', &format!("$f{}", 1 + z % 8))
+            .replace('A', &format!("${}", 1 + x % 8))
+            .replace('D', &format!("{}", (d % 512) * 8));
+        s += &format!("    {line}\n    addq $10, 1, $10\n1:\n");
+    }
+    s
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Random loops of IEEE S and T arithmetic, square roots, compares and
+    /// conversions in every qualifier, FP loads, stores, moves, FCMOVs and
+    /// branches, on
+    /// operands that include zeros of both signs, denormals, infinities,
+    /// NaNs, huge and tiny values, under every FPCR rounding mode (also
+    /// changed by MT_FPCR in the loop) and Linux IEEE control word, end in
+    /// the same state — integer and FP registers, FPCR, memory, pc, count,
+    /// event — compiled (in line, or by the interpreter's function where
+    /// the in-line path declines) as interpreted, whatever the budget
+    /// slices, on CPUs with and without FIX.
+    #[test]
+    fn jit_random_ieee_loops_equal_the_interpreter(
+        choices in proptest::collection::vec(any::<(usize, u8, u8, u8, u8, u16)>(), 1..24),
+        regs in any::<[u64; 8]>(),
+        fsel in any::<[u8; 8]>(),
+        fpcr_bits in any::<u8>(),
+        ctl in any::<u8>(),
+        iters in any::<u8>(),
+        slice in 1u64..40,
+        ev5 in any::<bool>(),
+    ) {
+        // EV5 has no FIX: ITOFx/FTOIx raise OPCDEC there.
+        let model = if ev5 { "ev5" } else { "ev67" };
+        let src = looped(&render_ieee(&choices), iters);
+        // DYN from the low two bits; sometimes sticky status already set.
+        let dynamic = u64::from(fpcr_bits & 3) << 58;
+        let status = if fpcr_bits & 0x80 != 0 {
+            u64::from((fpcr_bits >> 2) & 0x1f) << 52
+        } else {
+            0
+        };
+        let fpcr = alpha_emu::fp::fpcr::with_summary(dynamic | status);
+        let ieee_ctl = IEEE_CTLS[ctl as usize % IEEE_CTLS.len()];
+        let run = |tier: Tier, s: u64| {
+            let mut m = machine(model, &src, &regs, tier);
+            for (k, &v) in fsel.iter().enumerate() {
+                m.cpus[0].f[1 + k] = FP_SPECIALS[v as usize % FP_SPECIALS.len()];
+            }
+            m.cpus[0].fpcr = fpcr;
+            m.cpus[0].ieee_ctl = ieee_ctl;
+            let ev = run_sliced(&mut m, s, 100_000);
+            let c = &m.cpus[0];
+            (outcome(&m, ev), c.f.to_vec(), c.fpcr, m.jit_stats())
+        };
+        let want = run(Tier::Reference, 100_000);
+        for tier in [Tier::Interpreter, Tier::Jit(1), Tier::Jit(2)] {
+            for s in [100_000, slice] {
+                let got = run(tier, s);
+                prop_assert_eq!(&got.0, &want.0, "{:?} slice {}\n{}", tier, s, src);
+                prop_assert_eq!(&got.1, &want.1, "FP registers, {:?} slice {}\n{}", tier, s, src);
+                prop_assert_eq!(got.2, want.2, "FPCR, {:?} slice {}\n{}", tier, s, src);
+                if matches!(tier, Tier::Jit(1)) && s == 100_000
+                    && want.0.0 == (Event::CallPal { func: 0 }) {
+                    prop_assert!(got.3.retired > 0, "nothing ran compiled\n{}", src);
+                }
+            }
+        }
+    }
+}
+
+/// A loop of plain T arithmetic, compares, conversions and FP moves (the
+/// shape GCC emits for `fp_kernel`) equals the interpreter's run, and
+/// retires almost all of it compiled in line: without leaving for the
+/// interpreter or calling its functions.
+#[test]
+fn jit_plain_t_arithmetic_loop_stays_compiled_and_equals_the_interpreter() {
+    let src = "
+        lda $11, 500($31)
+        ldt $f1, 0($9)
+        ldt $f2, 8($9)
+        cpys $f31, $f31, $f3
+    2:  mult $f1, $f2, $f4
+        addt $f3, $f4, $f3
+        divt $f3, $f2, $f5
+        subt $f5, $f1, $f6
+        cmptlt $f6, $f3, $f7
+        fcmovne $f7, $f6, $f3
+        cvttq/c $f5, $f8
+        cvtqt $f8, $f9
+        stt $f3, 16($9)
+        subq $11, 1, $11
+        bne $11, 2b
+        halt";
+    let setup = |m: &mut Machine| {
+        m.mem.poke(DATA, &1.25f64.to_bits().to_le_bytes()).unwrap();
+        m.mem
+            .poke(DATA + 8, &3.5f64.to_bits().to_le_bytes())
+            .unwrap();
+    };
+    let mut plain = machine("ev67", src, &[0; 8], Tier::Interpreter);
+    setup(&mut plain);
+    run_to_halt(&mut plain);
+    let mut m = machine("ev67", src, &[0; 8], Tier::Jit(1));
+    setup(&mut m);
+    run_to_halt(&mut m);
+    assert_eq!(
+        outcome(&m, Event::BudgetExhausted),
+        outcome(&plain, Event::BudgetExhausted)
+    );
+    assert_eq!(m.cpus[0].f, plain.cpus[0].f);
+    assert_eq!(m.cpus[0].fpcr, plain.cpus[0].fpcr);
+    let s = m.jit_stats();
+    assert!(s.retired >= 500 * 11 - 30, "{s:?}");
+    assert_eq!(
+        s.exits[alpha_emu::jit::Exit::Interpret as usize],
+        0,
+        "{s:?}"
+    );
+    assert_eq!(s.helper_calls, 0, "{s:?}");
+}
+
+/// The cases the in-line path declines are the interpreter function's: a
+/// `/SUI` add (inexact reported) and an add of a denormal run it, and
+/// record inexact in the FPCR as the interpreter does.
+#[test]
+fn jit_fp_the_in_line_path_declines_calls_the_interpreter_function() {
+    let src = "
+        lda $11, 300($31)
+    2:  addt/sui $f1, $f2, $f3
+        addt/su $f1, $f4, $f5
+        addt $f1, $f2, $f6
+        subq $11, 1, $11
+        bne $11, 2b
+        halt";
+    let run = |tier: Tier| {
+        let mut m = machine("ev67", src, &[0; 8], tier);
+        m.cpus[0].f[1] = 1.0f64.to_bits();
+        m.cpus[0].f[2] = 0.1f64.to_bits();
+        m.cpus[0].f[4] = 1; // a denormal
+        run_to_halt(&mut m);
+        m
+    };
+    let plain = run(Tier::Interpreter);
+    let m = run(Tier::Jit(1));
+    assert_eq!(m.cpus[0].f, plain.cpus[0].f);
+    assert_eq!(m.cpus[0].fpcr, plain.cpus[0].fpcr);
+    assert_ne!(m.cpus[0].fpcr & alpha_emu::fp::fpcr::FPCR_INE, 0);
+    let s = m.jit_stats();
+    assert!(s.retired >= 290 * 5, "{s:?}");
+    // Two of the three adds of each compiled pass call the function.
+    assert!(s.helper_calls >= 2 * 290, "{s:?}");
+    assert!(s.helper_calls <= 2 * 300, "{s:?}");
+}
+
 /// Straight-line code and a subroutine called from a loop are compiled,
 /// not only loops, and the run leaves compiled code for the subroutine and
 /// back without waiting for the interpreter in between (chained exits).

@@ -530,7 +530,7 @@ fn run_loop<const TR: bool, const SP: bool>(
             } else if h >= PENDING {
                 None
             } else if h + 1 >= thr {
-                ic.compile(bi, idx, base, cpu.has(Ext::Bwx))
+                ic.compile(bi, idx, base, cpu.has(Ext::Bwx), cpu.has(Ext::Fix))
             } else {
                 head.set(h + 1);
                 None
@@ -540,8 +540,9 @@ fn run_loop<const TR: bool, const SP: bool>(
                 // `cpu.r[31]` is zero.
                 let before = left;
                 ic.link(pc, f);
-                let (next, why, links) = unsafe { jit::enter(f, ic.links(), cpu, mem, &mut left) };
-                ic.jit_note(before - left, links, why);
+                let (next, why, links, helpers) =
+                    unsafe { jit::enter(f, ic.links(), cpu, mem, &mut left) };
+                ic.jit_note(before - left, links, helpers, why);
                 pc = next;
                 // After a branch out of the region its target is an
                 // arrival like any other (and may be compiled: enter it

@@ -3,16 +3,18 @@
 //! of [`crate::jit`]).
 
 use super::region::{
-    branch_target, dest, in_page_index, is_cix_mvi, is_hint, shape, Region, Shape,
+    branch_target, dest, in_page_index, is_cix_mvi, is_fbranch, is_hint, shape, Region, Shape,
 };
 use super::{Exit, JitCtx};
+use crate::cpu::Cpu;
 use crate::exec::fast::{Uop, K};
 use crate::exec::{bytes, mem};
-use crate::fp::FCond;
+use crate::fp::fpcr::{FPCR_DYN_MASK, FPCR_DYN_NORMAL};
+use crate::fp::{FCond, Qual, RoundQual, Rounding};
 use crate::memory::{JitTlb, JIT_TLB_SIZE, PAGE_SHIFT, PAGE_SIZE};
-use alpha_isa::Insn;
-use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::types::{I16, I32, I64, I8};
+use alpha_isa::{Insn, Op};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::types::{F32, F64, I16, I32, I64, I8};
 use cranelift_codegen::ir::{
     AbiParam, Block, BlockArg, InstBuilder, MemFlagsData as MemFlags, Signature, UserFuncName,
     Value,
@@ -183,6 +185,7 @@ unsafe extern "C" fn store_slow<const N: usize>(ctx: *mut JitCtx, addr: u64, val
 /// "interpret it"; a store that changed code says so.
 unsafe extern "C" fn generic(ctx: *mut JitCtx, insn: *const Insn, pc: u64) -> u64 {
     let ctx = &mut *ctx;
+    ctx.helpers += 1;
     let cpu = &mut *ctx.cpu;
     let mem = &mut *ctx.mem;
     let insn = *insn;
@@ -224,15 +227,6 @@ pub fn rduniq(cpu: &mut crate::cpu::Cpu, mem: &mut crate::memory::Memory) {
     mem.clear_reservation(cpu.id);
 }
 
-/// Is the floating-point branch `insn` taken? (The interpreter's test.)
-unsafe extern "C" fn fp_taken(ctx: *mut JitCtx, insn: *const Insn) -> u64 {
-    let ctx = &mut *ctx;
-    let cpu = &*ctx.cpu;
-    let insn = &*insn;
-    let fa = cpu.f[(insn.ra & 31) as usize];
-    FCond::of(insn.op).is_some_and(|c| c.holds(fa)) as u64
-}
-
 /// Where an exit continues.
 #[derive(Clone, Copy)]
 enum Pc {
@@ -251,6 +245,12 @@ struct Emitter<'a> {
     left: Variable,
     blocks: Vec<Option<Block>>,
     regs: Value,
+    /// Floating registers used by the region's FP instructions, in
+    /// variables like the integer ones (raw 64-bit register images).
+    fvars: [Option<Variable>; 32],
+    /// `cpu.f` and `cpu` itself (for the FPCR).
+    fregs: Value,
+    cpu: Value,
     /// Exit blocks still to fill: (block, next pc, budget refund, why).
     exits: Vec<(Block, Pc, usize, Exit)>,
     load_sig: Option<cranelift_codegen::ir::SigRef>,
@@ -298,6 +298,27 @@ impl<'a> Emitter<'a> {
                 *slot = Some(v);
             }
         }
+        let cpu = b
+            .ins()
+            .load(I64, trusted(), ctx, offset_of!(JitCtx, cpu) as i32);
+        let fregs = b.ins().iadd_imm_s(cpu, offset_of!(Cpu, f) as i64);
+        let mut fused = [false; 32];
+        for (i, u) in uops.iter().enumerate() {
+            if region.reached.get(i) == Some(&true) && u.kind == K::Generic && is_fp(u.insn.op) {
+                for r in [u.insn.ra, u.insn.rb, u.insn.rc] {
+                    fused[(r & 31) as usize] = true;
+                }
+            }
+        }
+        let mut fvars = [None; 32];
+        for (r, slot) in fvars.iter_mut().enumerate().take(31) {
+            if fused[r] {
+                let v = b.declare_var(I64);
+                let x = b.ins().load(I64, trusted(), fregs, (r * 8) as i32);
+                b.def_var(v, x);
+                *slot = Some(v);
+            }
+        }
         let left = b.declare_var(I64);
         let l = b
             .ins()
@@ -322,6 +343,9 @@ impl<'a> Emitter<'a> {
             left,
             blocks,
             regs,
+            fvars,
+            fregs,
+            cpu,
             exits: Vec::new(),
             load_sig: None,
             store_sig: None,
@@ -441,7 +465,7 @@ impl<'a> Emitter<'a> {
                 Shape::Straight | Shape::Helper => {
                     if u.kind == K::Generic {
                         // A barrier or hint compiles to nothing.
-                        if !is_hint(u.insn.op) {
+                        if !is_hint(u.insn.op) && !self.fp_inline(&u, i, n - here) {
                             self.helper(&u, i, n - here);
                         }
                     } else {
@@ -469,7 +493,9 @@ impl<'a> Emitter<'a> {
                 }
                 Shape::Cond | Shape::FCond => {
                     let c = if u.kind == K::Generic {
-                        self.fp_condition(&u)
+                        let fa = self.fget(u.insn.ra);
+                        let c = FCond::of(u.insn.op).expect("a floating branch");
+                        self.fcond(c, fa)
                     } else {
                         let a = self.get(u.ra);
                         self.condition(u.kind, a)
@@ -721,6 +747,23 @@ impl<'a> Emitter<'a> {
     /// An instruction run by [`generic`]: on "would trap" exit before it
     /// (the interpreter executes it), after a store into code exit after it.
     fn helper(&mut self, u: &Uop, i: usize, rest: usize) {
+        self.call_generic(u, i, rest);
+        // It wrote the register file directly: read the result back.
+        if let Some(r) = dest(u) {
+            let v = self.b.ins().load(I64, trusted(), self.regs, (r * 8) as i32);
+            self.b.def_var(self.vars[r].unwrap(), v);
+        }
+        if is_fp(u.insn.op) {
+            // Fa (loads, MF_FPCR) or Fc (operates) may have been written.
+            for r in [u.insn.ra & 31, u.insn.rc & 31] {
+                self.freload(r);
+            }
+        }
+    }
+
+    /// Call [`generic`] for `u`; the builder is left in the block where it
+    /// succeeded (the failures exit).
+    fn call_generic(&mut self, u: &Uop, i: usize, rest: usize) {
         let sig = self.helper_sig(3);
         let f = self.konst(generic as *const () as u64);
         let ip = self.insn_ptr(u);
@@ -737,20 +780,6 @@ impl<'a> Emitter<'a> {
         let done = self.exit_to(Pc::Const(self.pc(i + 1)), rest - 1, Exit::Code);
         self.b.ins().brif(failed, fail, &[], done, &[]);
         self.b.switch_to_block(join);
-        // It wrote the register file directly: read the result back.
-        if let Some(r) = dest(u) {
-            let v = self.b.ins().load(I64, trusted(), self.regs, (r * 8) as i32);
-            self.b.def_var(self.vars[r].unwrap(), v);
-        }
-    }
-
-    /// The condition of floating-point branch `u`, as [`fp_taken`] says.
-    fn fp_condition(&mut self, u: &Uop) -> Value {
-        let sig = self.helper_sig(2);
-        let f = self.konst(fp_taken as *const () as u64);
-        let ip = self.insn_ptr(u);
-        let call = self.b.ins().call_indirect(sig, f, &[self.ctx, ip]);
-        self.b.inst_results(call)[0]
     }
 
     /// A helper signature: `params` words in, one word out.
@@ -818,6 +847,18 @@ impl<'a> Emitter<'a> {
         let size = access_size(u);
         let addr = self.address(u);
         self.check_align(addr, mem::align_mask(u.insn.op), i, rest);
+        let raw = self.load_value(addr, size, i, rest);
+        let v = if u.kind == K::Ldl {
+            self.sext32(raw)
+        } else {
+            raw
+        };
+        self.set(u.ra as usize, v);
+    }
+
+    /// Load `size` bytes at `addr` (zero-extended) through the table, or
+    /// the slow path; leave before instruction `i` when memory refuses.
+    fn load_value(&mut self, addr: Value, size: u8, i: usize, rest: usize) -> Value {
         let (hit, miss, join, entry) = self.lookup(addr, false);
         let raw = self.b.append_block_param(join, I64);
         // Hit: read the host page.
@@ -844,12 +885,7 @@ impl<'a> Emitter<'a> {
         let out = self.exit_to(Pc::Const(self.pc(i)), rest, Exit::Memory);
         self.b.ins().brif(st, out, &[], join, &[BlockArg::Value(v)]);
         self.b.switch_to_block(join);
-        let v = if u.kind == K::Ldl {
-            self.sext32(raw)
-        } else {
-            raw
-        };
-        self.set(u.ra as usize, v);
+        raw
     }
 
     fn store(&mut self, u: &Uop, i: usize, rest: usize) {
@@ -857,6 +893,13 @@ impl<'a> Emitter<'a> {
         let addr = self.address(u);
         self.check_align(addr, mem::align_mask(u.insn.op), i, rest);
         let value = self.get(u.ra);
+        self.store_value(addr, size, value, i, rest);
+    }
+
+    /// Store the low `size` bytes of `value` at `addr` through the table,
+    /// or the slow path; leave before instruction `i` when memory refuses,
+    /// after it when the store changed code.
+    fn store_value(&mut self, addr: Value, size: u8, value: Value, i: usize, rest: usize) {
         let (hit, miss, join, entry) = self.lookup(addr, true);
         self.b.switch_to_block(hit);
         let host = self.host_address(addr, entry, true);
@@ -968,6 +1011,519 @@ impl<'a> Emitter<'a> {
         let s = self.b.import_signature(sig);
         self.store_sig = Some(s);
         s
+    }
+}
+
+/// Sign bit, smallest normal and infinity of T bits.
+const T_SIGN: u64 = 1 << 63;
+const T_MIN_NORMAL: u64 = 0x0010_0000_0000_0000;
+const T_INF: u64 = 0x7ff0_0000_0000_0000;
+/// 2^63 as T bits: CVTTQ of a smaller magnitude cannot overflow.
+const T_TWO_63: u64 = 0x43e0_0000_0000_0000;
+/// CMPTxx true (2.0).
+const T_TRUE: u64 = 0x4000_0000_0000_0000;
+
+/// Does the region compile `op` as a floating-point instruction (FP
+/// registers in variables)?
+pub(crate) fn is_fp(op: Op) -> bool {
+    use Op::*;
+    is_fbranch(op)
+        || matches!(op, Ldt | Lds | Ldg | Ldf | Stt | Sts | Stg | Stf)
+        || crate::fp::is_fp_operate(op)
+}
+
+/// What the in-line IEEE path computes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Cmp(FloatCC),
+    Cmpun,
+    Cvtqt,
+    Cvttq,
+    Sqrt,
+    Cvtts,
+    Cvtst,
+}
+
+/// Where an IEEE format's magnitudes (sign cleared) start being normal and
+/// infinite, and the mask that clears the sign.
+#[derive(Clone, Copy)]
+struct Geom {
+    abs: u64,
+    min: u64,
+    inf: u64,
+}
+
+const T_GEOM: Geom = Geom {
+    abs: !T_SIGN,
+    min: T_MIN_NORMAL,
+    inf: T_INF,
+};
+const S_GEOM: Geom = Geom {
+    abs: 0x7fff_ffff,
+    min: 0x0080_0000,
+    inf: 0x7f80_0000,
+};
+
+/// The rounding an in-line IEEE operate needs: fixed by the instruction,
+/// or the FPCR's dynamic field, checked when it runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FRound {
+    Fixed(Rounding),
+    Dynamic,
+}
+
+impl<'a> Emitter<'a> {
+    /// Floating register `r` (F31 reads as zero).
+    fn fget(&mut self, r: u8) -> Value {
+        match self.fvars[(r & 31) as usize] {
+            Some(v) => self.b.use_var(v),
+            None => self.b.ins().iconst(I64, 0),
+        }
+    }
+
+    /// Write floating register `r`, to its variable and to `cpu.f` at once
+    /// (like [`Emitter::set`]); writes to F31 are dropped.
+    fn fset(&mut self, r: u8, v: Value) {
+        let r = (r & 31) as usize;
+        if let Some(var) = self.fvars[r] {
+            self.b.def_var(var, v);
+            self.b.ins().store(trusted(), v, self.fregs, (r * 8) as i32);
+        }
+    }
+
+    /// Read floating register `r` back from `cpu.f` (after a helper).
+    fn freload(&mut self, r: u8) {
+        let r = (r & 31) as usize;
+        if let Some(var) = self.fvars[r] {
+            let v = self
+                .b
+                .ins()
+                .load(I64, trusted(), self.fregs, (r * 8) as i32);
+            self.b.def_var(var, v);
+        }
+    }
+
+    /// [`FCond::holds`] on register bits `x` (sign and magnitude).
+    fn fcond(&mut self, c: FCond, x: Value) -> Value {
+        let ins = self.b.ins();
+        match c {
+            FCond::Eq | FCond::Ne => {
+                let m = ins.ishl_imm_s(x, 1);
+                let cc = if c == FCond::Eq {
+                    IntCC::Equal
+                } else {
+                    IntCC::NotEqual
+                };
+                self.b.ins().icmp_imm_s(cc, m, 0)
+            }
+            // Negative and not zero: above the bits of -0.
+            FCond::Lt => ins.icmp_imm_s(IntCC::UnsignedGreaterThan, x, T_SIGN as i64),
+            FCond::Ge => ins.icmp_imm_s(IntCC::UnsignedLessThanOrEqual, x, T_SIGN as i64),
+            // Positive and not zero: a positive signed quadword.
+            FCond::Gt => ins.icmp_imm_s(IntCC::SignedGreaterThan, x, 0),
+            FCond::Le => ins.icmp_imm_s(IntCC::SignedLessThanOrEqual, x, 0),
+        }
+    }
+
+    /// Is `|x|` (T bits, sign cleared) in `lo..hi`?
+    fn in_range(&mut self, abs: Value, lo: u64, hi: u64) -> Value {
+        let t = self.b.ins().iadd_imm_s(abs, lo.wrapping_neg() as i64);
+        self.b
+            .ins()
+            .icmp_imm_s(IntCC::UnsignedLessThan, t, (hi - lo) as i64)
+    }
+
+    fn abs_bits(&mut self, x: Value) -> Value {
+        self.b.ins().band_imm_s(x, !T_SIGN as i64)
+    }
+
+    fn is_zero(&mut self, abs: Value) -> Value {
+        self.b.ins().icmp_imm_s(IntCC::Equal, abs, 0)
+    }
+
+    fn as_f64(&mut self, x: Value) -> Value {
+        self.b.ins().bitcast(F64, MemFlags::new(), x)
+    }
+
+    /// Format bits `x` (S bits zero-extended when `single`) as a float.
+    fn as_float(&mut self, x: Value, single: bool) -> Value {
+        if single {
+            let w = self.b.ins().ireduce(I32, x);
+            self.b.ins().bitcast(F32, MemFlags::new(), w)
+        } else {
+            self.as_f64(x)
+        }
+    }
+
+    /// The format bits of float `r` (zero-extended for S).
+    fn float_bits(&mut self, r: Value, single: bool) -> Value {
+        if single {
+            let w = self.b.ins().bitcast(I32, MemFlags::new(), r);
+            self.b.ins().uextend(I64, w)
+        } else {
+            self.as_bits(r)
+        }
+    }
+
+    fn as_bits(&mut self, x: Value) -> Value {
+        self.b.ins().bitcast(I64, MemFlags::new(), x)
+    }
+
+    /// LDS's register image of the S_floating longword `m` (zero-extended),
+    /// as [`crate::fp::lds_to_reg`] builds it.
+    fn lds_to_reg(&mut self, m: Value) -> Value {
+        let sign = self.b.ins().ushr_imm_s(m, 31);
+        let sign = self.b.ins().ishl_imm_s(sign, 63);
+        let e8 = self.b.ins().ushr_imm_s(m, 23);
+        let e8 = self.b.ins().band_imm_s(e8, 0xff);
+        // 0 stays 0, 0xff becomes 0x7ff, others e - 127 + 1023.
+        let biased = self.b.ins().iadd_imm_s(e8, 1023 - 127);
+        let zero = self.konst(0);
+        let inf = self.konst(0x7ff);
+        let is0 = self.b.ins().icmp_imm_s(IntCC::Equal, e8, 0);
+        let is_max = self.b.ins().icmp_imm_s(IntCC::Equal, e8, 0xff);
+        let e = self.b.ins().select(is_max, inf, biased);
+        let e = self.b.ins().select(is0, zero, e);
+        let e = self.b.ins().ishl_imm_s(e, 52);
+        let frac = self.b.ins().band_imm_s(m, 0x7f_ffff);
+        let frac = self.b.ins().ishl_imm_s(frac, 29);
+        let v = self.b.ins().bor(sign, e);
+        self.b.ins().bor(v, frac)
+    }
+
+    /// STS's longword of register image `r` ([`crate::fp::sts_from_reg`]).
+    fn sts_from_reg(&mut self, r: Value) -> Value {
+        let hi = self.b.ins().ushr_imm_s(r, 32);
+        let hi = self.b.ins().band_imm_s(hi, 0xc000_0000);
+        let lo = self.b.ins().ushr_imm_s(r, 29);
+        let lo = self.b.ins().band_imm_s(lo, 0x3fff_ffff);
+        self.b.ins().bor(hi, lo)
+    }
+
+    /// A floating-point instruction compiled in line, exactly as
+    /// `exec::float::execute` computes it; `false` when `u` has no in-line
+    /// form (the caller emits the helper call).
+    fn fp_inline(&mut self, u: &Uop, i: usize, rest: usize) -> bool {
+        use Op::*;
+        let insn = u.insn;
+        let (ra, rb, rc) = (insn.ra & 31, insn.rb & 31, insn.rc & 31);
+        match insn.op {
+            Ldt | Lds => {
+                let size = if insn.op == Ldt { 8 } else { 4 };
+                let base = self.get(rb);
+                let addr = self.b.ins().iadd_imm_s(base, insn.disp as i64);
+                self.check_align(addr, size as u64 - 1, i, rest);
+                let raw = self.load_value(addr, size, i, rest);
+                let v = if insn.op == Ldt {
+                    raw
+                } else {
+                    self.lds_to_reg(raw)
+                };
+                self.fset(ra, v);
+            }
+            Stt | Sts => {
+                let size = if insn.op == Stt { 8 } else { 4 };
+                let base = self.get(rb);
+                let addr = self.b.ins().iadd_imm_s(base, insn.disp as i64);
+                self.check_align(addr, size as u64 - 1, i, rest);
+                let fa = self.fget(ra);
+                let v = if insn.op == Stt {
+                    fa
+                } else {
+                    self.sts_from_reg(fa)
+                };
+                self.store_value(addr, size, v, i, rest);
+            }
+            Cpys | Cpysn | Cpyse => {
+                let fa = self.fget(ra);
+                let fb = self.fget(rb);
+                let keep: u64 = if insn.op == Cpyse {
+                    0xfff0_0000_0000_0000
+                } else {
+                    T_SIGN
+                };
+                let fa = if insn.op == Cpysn {
+                    self.b.ins().bnot(fa)
+                } else {
+                    fa
+                };
+                let hi = self.b.ins().band_imm_s(fa, keep as i64);
+                let lo = self.b.ins().band_imm_s(fb, !keep as i64);
+                let v = self.b.ins().bor(hi, lo);
+                self.fset(rc, v);
+            }
+            Fcmoveq | Fcmovne | Fcmovlt | Fcmovge | Fcmovle | Fcmovgt => {
+                let c = FCond::of(insn.op).expect("an FCMOV");
+                let fa = self.fget(ra);
+                let cond = self.fcond(c, fa);
+                let fb = self.fget(rb);
+                let old = self.fget(rc);
+                let v = self.b.ins().select(cond, fb, old);
+                self.fset(rc, v);
+            }
+            // The FIX moves (without FIX the interpreter raises OPCDEC).
+            Itoft | Itofs | Ftoit | Ftois if self.region.cfg.fix => match insn.op {
+                Itoft => {
+                    let v = self.get(ra);
+                    self.fset(rc, v);
+                }
+                Itofs => {
+                    let v = self.get(ra);
+                    let v = self.b.ins().band_imm_s(v, 0xffff_ffff);
+                    let v = self.lds_to_reg(v);
+                    self.fset(rc, v);
+                }
+                Ftoit => {
+                    let v = self.fget(ra);
+                    self.set(rc as usize, v);
+                }
+                _ => {
+                    let v = self.fget(ra);
+                    let v = self.sts_from_reg(v);
+                    let v = self.sext32(v);
+                    self.set(rc as usize, v);
+                }
+            },
+            // SQRTT is FIX (without it the interpreter raises OPCDEC).
+            Sqrtt if !self.region.cfg.fix => return false,
+            Addt | Subt | Mult | Divt | Adds | Subs | Muls | Divs | Cmpteq | Cmptlt | Cmptle
+            | Cmptun | Cvtqt | Cvttq | Sqrtt | Cvtts | Cvtst => {
+                return self.ieee_inline(u, i, rest);
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// An IEEE operate in line where host `f64`/`f32` arithmetic provably
+    /// gives the interpreter's result and leaves the FPCR as it does;
+    /// every other case (checked when it runs) calls [`generic`]. Compiled:
+    /// ADDx/SUBx/MULx/DIVx in S and T, CMPTxx, CVTQT, CVTTQ, SQRTT (with
+    /// FIX), CVTTS, CVTST.
+    ///
+    /// Decided statically: no `/I` (so inexact is neither recorded nor
+    /// trapped; compares and CVTST never raise it), and round to nearest
+    /// (fixed, or `/D` with the FPCR's DYN field checked for nearest when
+    /// it runs; CVTTQ also `/C`). Checked when it runs: operands zero or
+    /// normal (compares: not NaN or denormal, infinities are ordered; S
+    /// operands judged on their S bits, as the interpreter does), results
+    /// normal and above the smallest normal (so neither overflow nor
+    /// underflow is possible; a zero only where it is exact: a sum, or a
+    /// product or quotient of a zero), divisors not zero, square roots of
+    /// +0 or positive values, CVTTQ operands below 2^63. Then the
+    /// exceptions are at most inexact, which without `/I` the interpreter
+    /// neither records nor reports, so the FPCR stays as it is, and the
+    /// value is the correctly rounded host result, which is the
+    /// interpreter's (a zero or normal S value's register image is its
+    /// value as T bits).
+    fn ieee_inline(&mut self, u: &Uop, i: usize, rest: usize) -> bool {
+        use Op::*;
+        let insn = u.insn;
+        let q = Qual::of(insn.op, insn.func);
+        let single = matches!(insn.op, Adds | Subs | Muls | Divs);
+        let op = match insn.op {
+            Addt | Adds => FOp::Add,
+            Subt | Subs => FOp::Sub,
+            Mult | Muls => FOp::Mul,
+            Divt | Divs => FOp::Div,
+            Cmpteq => FOp::Cmp(FloatCC::Equal),
+            Cmptlt => FOp::Cmp(FloatCC::LessThan),
+            Cmptle => FOp::Cmp(FloatCC::LessThanOrEqual),
+            Cmptun => FOp::Cmpun,
+            Cvtqt => FOp::Cvtqt,
+            Sqrtt => FOp::Sqrt,
+            Cvtts => FOp::Cvtts,
+            Cvtst => FOp::Cvtst,
+            _ => FOp::Cvttq,
+        };
+        // Exact whatever the rounding, raising nothing on the operands
+        // accepted: qualifiers do not matter.
+        let exact = matches!(op, FOp::Cmp(_) | FOp::Cmpun | FOp::Cvtst);
+        if q.inexact && !exact {
+            return false;
+        }
+        let round = match q.round {
+            _ if exact => FRound::Fixed(Rounding::Normal),
+            RoundQual::Normal => FRound::Fixed(Rounding::Normal),
+            RoundQual::Chopped if op == FOp::Cvttq => FRound::Fixed(Rounding::Chopped),
+            RoundQual::Dynamic => FRound::Dynamic,
+            _ => return false,
+        };
+        let (ra, rb, rc) = (insn.ra & 31, insn.rb & 31, insn.rc & 31);
+        let a = self.fget(ra);
+        let b = self.fget(rb);
+        let (value, ok) = match op {
+            FOp::Add | FOp::Sub | FOp::Mul | FOp::Div => {
+                // S operands are the S bits of the register images.
+                let (g, a, b) = if single {
+                    let sa = self.sts_from_reg(a);
+                    let sb = self.sts_from_reg(b);
+                    (S_GEOM, sa, sb)
+                } else {
+                    (T_GEOM, a, b)
+                };
+                let aa = self.b.ins().band_imm_s(a, g.abs as i64);
+                let ab = self.b.ins().band_imm_s(b, g.abs as i64);
+                let (za, zb) = (self.is_zero(aa), self.is_zero(ab));
+                let na = self.in_range(aa, g.min, g.inf);
+                let nb = self.in_range(ab, g.min, g.inf);
+                let pa = self.b.ins().bor(za, na);
+                let pb = self.b.ins().bor(zb, nb);
+                let plain = self.b.ins().band(pa, pb);
+                let (x, y) = (self.as_float(a, single), self.as_float(b, single));
+                let r = match op {
+                    FOp::Add => self.b.ins().fadd(x, y),
+                    FOp::Sub => self.b.ins().fsub(x, y),
+                    FOp::Mul => self.b.ins().fmul(x, y),
+                    _ => self.b.ins().fdiv(x, y),
+                };
+                let bits = self.float_bits(r, single);
+                let ar = self.b.ins().band_imm_s(bits, g.abs as i64);
+                let normal = self.in_range(ar, g.min + 1, g.inf);
+                let fine = match op {
+                    // A zero sum is exact.
+                    FOp::Add | FOp::Sub => {
+                        let zr = self.is_zero(ar);
+                        self.b.ins().bor(normal, zr)
+                    }
+                    FOp::Mul => {
+                        let z = self.b.ins().bor(za, zb);
+                        self.b.ins().bor(normal, z)
+                    }
+                    _ => {
+                        let f = self.b.ins().bor(normal, za);
+                        self.b.ins().band_not(f, zb)
+                    }
+                };
+                // A zero or normal S value's register image is its T bits.
+                let value = if single {
+                    let w = self.b.ins().fpromote(F64, r);
+                    self.as_bits(w)
+                } else {
+                    bits
+                };
+                (value, self.b.ins().band(plain, fine))
+            }
+            FOp::Sqrt => {
+                // Zero or normal and the sign clear (-0 declined): the
+                // root is +0 or normal.
+                let ab = self.abs_bits(b);
+                let zb = self.is_zero(ab);
+                let nb = self.in_range(ab, T_MIN_NORMAL, T_INF);
+                let plain = self.b.ins().bor(zb, nb);
+                let pos = self
+                    .b
+                    .ins()
+                    .icmp_imm_s(IntCC::SignedGreaterThanOrEqual, b, 0);
+                let ok = self.b.ins().band(plain, pos);
+                let x = self.as_f64(b);
+                let r = self.b.ins().sqrt(x);
+                (self.as_bits(r), ok)
+            }
+            FOp::Cvtts => {
+                let ab = self.abs_bits(b);
+                let zb = self.is_zero(ab);
+                let nb = self.in_range(ab, T_MIN_NORMAL, T_INF);
+                let x = self.as_f64(b);
+                let r = self.b.ins().fdemote(F32, x);
+                let bits = self.float_bits(r, true);
+                let ar = self.b.ins().band_imm_s(bits, S_GEOM.abs as i64);
+                let normal = self.in_range(ar, S_GEOM.min + 1, S_GEOM.inf);
+                // A normal operand with a normal result, or a zero.
+                let fine = self.b.ins().band(nb, normal);
+                let ok = self.b.ins().bor(fine, zb);
+                let w = self.b.ins().fpromote(F64, r);
+                (self.as_bits(w), ok)
+            }
+            FOp::Cvtst => {
+                // Exact for zero and normal S operands.
+                let sb = self.sts_from_reg(b);
+                let ab = self.b.ins().band_imm_s(sb, S_GEOM.abs as i64);
+                let zb = self.is_zero(ab);
+                let nb = self.in_range(ab, S_GEOM.min, S_GEOM.inf);
+                let ok = self.b.ins().bor(zb, nb);
+                let x = self.as_float(sb, true);
+                let w = self.b.ins().fpromote(F64, x);
+                (self.as_bits(w), ok)
+            }
+            FOp::Cmp(_) | FOp::Cmpun => {
+                // Not NaN, not denormal: the compare raises nothing.
+                let (aa, ab) = (self.abs_bits(a), self.abs_bits(b));
+                let (za, zb) = (self.is_zero(aa), self.is_zero(ab));
+                let na = self.in_range(aa, T_MIN_NORMAL, T_INF + 1);
+                let nb = self.in_range(ab, T_MIN_NORMAL, T_INF + 1);
+                let pa = self.b.ins().bor(za, na);
+                let pb = self.b.ins().bor(zb, nb);
+                let ok = self.b.ins().band(pa, pb);
+                let v = match op {
+                    FOp::Cmp(cc) => {
+                        let (x, y) = (self.as_f64(a), self.as_f64(b));
+                        let c = self.b.ins().fcmp(cc, x, y);
+                        let t = self.konst(T_TRUE);
+                        let f = self.konst(0);
+                        self.b.ins().select(c, t, f)
+                    }
+                    _ => self.konst(0), // ordered
+                };
+                (v, ok)
+            }
+            FOp::Cvtqt => {
+                let r = self.b.ins().fcvt_from_sint(F64, b);
+                let r = self.as_bits(r);
+                let ok = self.b.ins().iconst(I8, 1);
+                (r, ok)
+            }
+            FOp::Cvttq => {
+                let ab = self.abs_bits(b);
+                let zb = self.is_zero(ab);
+                let nb = self.in_range(ab, T_MIN_NORMAL, T_TWO_63);
+                let ok = self.b.ins().bor(zb, nb);
+                let x = self.as_f64(b);
+                let x = if round == FRound::Fixed(Rounding::Chopped) {
+                    x
+                } else {
+                    self.b.ins().nearest(x)
+                };
+                let r = self.b.ins().fcvt_to_sint_sat(I64, x);
+                (r, ok)
+            }
+        };
+        let ok = if round == FRound::Dynamic {
+            let fpcr = self
+                .b
+                .ins()
+                .load(I64, trusted(), self.cpu, offset_of!(Cpu, fpcr) as i32);
+            let dynr = self.b.ins().band_imm_s(fpcr, FPCR_DYN_MASK as i64);
+            let nearest = self
+                .b
+                .ins()
+                .icmp_imm_s(IntCC::Equal, dynr, FPCR_DYN_NORMAL as i64);
+            self.b.ins().band(ok, nearest)
+        } else {
+            ok
+        };
+        // Slow: the interpreter's function, then its result.
+        let slow = self.b.create_block();
+        let join = self.b.create_block();
+        let res = self.b.append_block_param(join, I64);
+        self.b.set_cold_block(slow);
+        self.b
+            .ins()
+            .brif(ok, join, &[BlockArg::Value(value)], slow, &[]);
+        self.b.switch_to_block(slow);
+        self.call_generic(u, i, rest);
+        let v = self
+            .b
+            .ins()
+            .load(I64, trusted(), self.fregs, (rc as usize * 8) as i32);
+        self.b.ins().jump(join, &[BlockArg::Value(v)]);
+        self.b.switch_to_block(join);
+        self.fset(rc, res);
+        true
     }
 }
 

@@ -38,6 +38,15 @@
 //! look the page up in [`JitTlb`] (two loads and a compare) and otherwise
 //! call a helper that does the access through [`Memory`] and refills the
 //! table; see `JitTlb` for why a hit needs no further checks.
+//! Floating point is compiled in line the same way (FP registers in
+//! variables, written through to `cpu.f`): FP loads, stores, moves,
+//! FCMOVs and branches always, and IEEE S and T add, subtract, multiply
+//! and divide, T compares, CVTQT, CVTTQ, SQRTT, CVTTS and CVTST whenever
+//! a check as they run shows that host arithmetic gives the
+//! interpreter's result and FPCR
+//! (`Emitter::ieee_inline` in [`emit`]); every other case, and every
+//! other floating, CIX or MVI instruction, calls the interpreter's own
+//! function.
 //!
 //! **When.** [`Jit`] compiles in a background thread by default, so the
 //! guest never waits for Cranelift; results carry the decode epoch of their
@@ -72,7 +81,8 @@ pub type RegionFn = unsafe extern "C" fn(*mut JitCtx) -> u64;
 pub struct JitCtx {
     /// `cpu.r` (32 registers; `r[31]` is never written).
     pub regs: *mut u64,
-    /// The whole CPU, for the helpers that run an interpreter function.
+    /// The whole CPU: compiled code reads and writes its FP registers and
+    /// reads its FPCR here; the helpers run interpreter functions on it.
     pub cpu: *mut Cpu,
     /// The instruction budget left; updated on exit.
     pub left: u64,
@@ -85,6 +95,8 @@ pub struct JitCtx {
     pub status: u64,
     /// Why the region returned: an [`Exit`] as a number.
     pub exit: u64,
+    /// Calls of the interpreter's own functions (`emit::generic`) so far.
+    pub helpers: u64,
 }
 
 /// Why compiled code returned to the run loop.
@@ -168,6 +180,10 @@ pub struct JitStats {
     /// next compiled region through the [`Links`] table (no return to
     /// the run loop).
     pub links: u64,
+    /// Calls from compiled code of the interpreter's own function for an
+    /// instruction (floating point the in-line path declines, CIX, MVI,
+    /// `rduniq`).
+    pub helper_calls: u64,
     /// Times the [`Links`] table was emptied (code dropped).
     pub link_flushes: u64,
     /// Wall time from request to installation, summed and the largest
@@ -190,6 +206,7 @@ impl JitStats {
             "jit: {} regions compiled ({} guest instructions, {} KiB of host code, {:.1} ms compiling, {:.1} µs per guest instruction); \
              {} of {} guest instructions retired compiled ({:.1}%); \
              {} entries ({:.1} instructions each), {} links taken ({:.1} instructions per region run), exits: {exits}; \
+             {} interpreter-function calls; \
              code arrived {:.2} ms after asked on average (at most {:.1} ms); {} cache resets, {} link-table flushes",
             self.regions,
             self.insns,
@@ -203,6 +220,7 @@ impl JitStats {
             self.retired as f64 / self.entries.max(1) as f64,
             self.links,
             self.retired as f64 / (self.entries + self.links).max(1) as f64,
+            self.helper_calls,
             self.wait_ns as f64 / 1e6 / self.regions.max(1) as f64,
             self.max_wait_ns as f64 / 1e6,
             self.resets,
@@ -395,11 +413,12 @@ impl Jit {
     }
 
     /// Count one run of compiled code: `insns` retired, `links` links
-    /// taken, left for `why`.
+    /// taken, `helpers` interpreter functions called, left for `why`.
     #[inline(always)]
-    pub fn note(&mut self, insns: u64, links: u64, why: Exit) {
+    pub fn note(&mut self, insns: u64, links: u64, helpers: u64, why: Exit) {
         self.stats.entries += 1;
         self.stats.links += links;
+        self.stats.helper_calls += helpers;
         self.stats.retired += insns;
         self.stats.exits[why as usize] += 1;
     }
@@ -585,8 +604,9 @@ impl Links {
 
 /// Run compiled region `f` for `cpu`, and after each branch or jump out of
 /// it the region `links` has for the target, as long as there is one:
-/// returns the next pc, why the last region left and how many links were
-/// taken, and updates `left`. Each region checks the budget before every
+/// returns the next pc, why the last region left, how many links were
+/// taken and how many interpreter functions were called, and updates
+/// `left`. Each region checks the budget before every
 /// basic block itself, so the budget stays exact across links.
 ///
 /// # Safety
@@ -600,7 +620,7 @@ pub unsafe fn enter(
     cpu: &mut Cpu,
     mem: &mut Memory,
     left: &mut u64,
-) -> (u64, Exit, u64) {
+) -> (u64, Exit, u64, u64) {
     let tlb = mem.jit_tlb();
     let agent = cpu.id;
     let mut ctx = JitCtx {
@@ -612,6 +632,7 @@ pub unsafe fn enter(
         agent: agent as u64,
         status: 0,
         exit: Exit::Interpret as u64,
+        helpers: 0,
     };
     let mut f = f;
     let mut taken = 0u64;
@@ -629,5 +650,5 @@ pub unsafe fn enter(
         }
     };
     *left = ctx.left;
-    (pc, Exit::from_u64(ctx.exit), taken)
+    (pc, Exit::from_u64(ctx.exit), taken, ctx.helpers)
 }

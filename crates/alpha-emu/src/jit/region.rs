@@ -30,11 +30,13 @@ pub(crate) enum Shape {
     Interpret,
 }
 
-/// What the code is compiled for: the CPU has BWX; CALL_PAL `rduniq`
-/// reads the unique value in line (see [`crate::icache::ICache::set_inline_rduniq`]).
+/// What the code is compiled for: the CPU has BWX; it has FIX (the
+/// ITOFx/FTOIx moves are compiled in line); CALL_PAL `rduniq` reads the
+/// unique value in line (see [`crate::icache::ICache::set_inline_rduniq`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cfg {
     pub bwx: bool,
+    pub fix: bool,
     pub uniq: bool,
 }
 
