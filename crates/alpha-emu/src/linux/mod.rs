@@ -413,6 +413,10 @@ pub struct Thread {
     /// (`rt_sigsuspend`, `ppoll`, `pselect6`, `epoll_pwait`) is in force:
     /// the handler's frame restores it (the kernel's saved_sigmask).
     pub saved_mask: Option<u64>,
+    /// Host CPU time the thread's turns have taken, ns (its
+    /// CLOCK_THREAD_CPUTIME_ID outside deterministic mode; see
+    /// [`Process::step_thread`]).
+    pub cpu_ns: u64,
     pub state: ThreadState,
     /// What the thread waits for while [`ThreadState::Blocked`].
     pub waits: Vec<Wait>,
@@ -482,6 +486,10 @@ pub struct Process {
     pub last_exit: u8,
     /// The running thread asked to give up the processor (`sched_yield`).
     pub yield_now: bool,
+    /// Outside deterministic mode: the guest thread (tid) whose turn on
+    /// the host thread is running, and the host thread's CPU clock when it
+    /// began (see [`Process::step_thread`]).
+    pub turn: Option<(u32, u64)>,
     /// The guest's clocks (host time, or virtual with `--deterministic`).
     pub clock: time::Clock,
     /// Interval timers (`setitimer`, `timer_create`).
@@ -673,6 +681,7 @@ impl Process {
                 clear_child_tid: 0,
                 uac: 0,
                 saved_mask: None,
+                cpu_ns: 0,
                 state: ThreadState::Runnable,
                 waits: Vec::new(),
                 timeout_at: None,
@@ -692,6 +701,7 @@ impl Process {
             exe_path,
             last_exit: 0,
             yield_now: false,
+            turn: None,
             clock: time::Clock::new(opts.deterministic),
             timers: time::Timers::default(),
             auxv,
@@ -755,6 +765,7 @@ impl Process {
             exe_path: self.exe_path.clone(),
             last_exit: self.last_exit,
             yield_now: self.yield_now,
+            turn: self.turn,
             clock: self.clock.clone(),
             timers: self.timers.clone(),
             auxv: self.auxv.clone(),
@@ -1164,6 +1175,9 @@ impl Process {
         if let Some(exit) = self.deliver_pending(host) {
             return Err(self.finish(host, exit));
         }
+        if !self.clock.deterministic {
+            self.begin_turn(t);
+        }
         let c = self.threads[t].cpu;
         let before = self.machine.cpus[c].icount;
         let ev = self.machine.run(c, budget);
@@ -1172,6 +1186,24 @@ impl Process {
             return Err(self.finish(host, exit));
         }
         Ok(ev)
+    }
+
+    /// Every guest thread runs on this host thread, so a guest thread's
+    /// CPU time is the host thread's over its turns: when another thread
+    /// than the last one runs, the last one is charged for its turn (one
+    /// clock read per switch, none while one thread runs on).
+    fn begin_turn(&mut self, t: usize) {
+        let tid = self.threads[t].tid;
+        if self.turn.is_some_and(|(running, _)| running == tid) {
+            return;
+        }
+        let now = time::host_thread_cpu_ns();
+        if let Some((prev, start)) = self.turn {
+            if let Some(th) = self.threads.iter_mut().find(|th| th.tid == prev) {
+                th.cpu_ns += now.saturating_sub(start);
+            }
+        }
+        self.turn = Some((tid, now));
     }
 
     fn finish(&self, host: &mut dyn Host, exit: Exit) -> Exit {

@@ -509,6 +509,10 @@ pub fn fork(p: &mut Process, c: usize, flags: u64, a: [u64; 6]) -> Outcome {
         ..keep
     }];
     p.cur = 0;
+    // The child's one thread starts its CPU clock afresh, as the host
+    // thread that now runs it does.
+    p.threads[0].cpu_ns = 0;
+    p.turn = Some((me, super::time::host_thread_cpu_ns()));
     p.signals.pending.clear();
     p.timers = Default::default();
     let cpu = &mut p.machine.cpus[c];

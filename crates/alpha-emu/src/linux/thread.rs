@@ -74,6 +74,7 @@ pub fn clone(p: &mut Process, c: usize, a: [u64; 6]) -> Outcome {
         },
         uac: me.uac,
         saved_mask: None,
+        cpu_ns: 0,
         state: ThreadState::Runnable,
         waits: Vec::new(),
         timeout_at: None,

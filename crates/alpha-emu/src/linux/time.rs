@@ -60,6 +60,11 @@ pub struct Clock {
     pub slept_ns: u64,
 }
 
+/// The calling host thread's CPU clock, ns.
+pub fn host_thread_cpu_ns() -> u64 {
+    host_clock(libc::CLOCK_THREAD_CPUTIME_ID)
+}
+
 fn host_clock(id: libc::clockid_t) -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
@@ -90,8 +95,9 @@ impl Clock {
     }
 
     /// Clock `clk` now, in ns. `insns` is the process's retired
-    /// instruction count, `thread_insns` the calling thread's.
-    pub fn read(&self, clk: u64, insns: u64, thread_insns: u64) -> Result<u64, u64> {
+    /// instruction count; `thread` the calling thread's retired
+    /// instructions (deterministic mode) or host CPU ns (otherwise).
+    pub fn read(&self, clk: u64, insns: u64, thread: u64) -> Result<u64, u64> {
         if self.deterministic {
             let mono = insns + self.slept_ns;
             return Ok(match clk {
@@ -99,7 +105,7 @@ impl Clock {
                     DETERMINISTIC_EPOCH_NS + mono
                 }
                 CLOCK_PROCESS_CPUTIME_ID => insns,
-                CLOCK_THREAD_CPUTIME_ID => thread_insns,
+                CLOCK_THREAD_CPUTIME_ID => thread,
                 CLOCK_MONOTONIC
                 | CLOCK_MONOTONIC_RAW
                 | CLOCK_MONOTONIC_COARSE
@@ -117,7 +123,8 @@ impl Clock {
             CLOCK_MONOTONIC_COARSE => libc::CLOCK_MONOTONIC_COARSE,
             CLOCK_BOOTTIME | CLOCK_BOOTTIME_ALARM => libc::CLOCK_BOOTTIME,
             // Every guest thread runs on the host thread calling us.
-            CLOCK_PROCESS_CPUTIME_ID | CLOCK_THREAD_CPUTIME_ID => libc::CLOCK_THREAD_CPUTIME_ID,
+            CLOCK_PROCESS_CPUTIME_ID => libc::CLOCK_THREAD_CPUTIME_ID,
+            CLOCK_THREAD_CPUTIME_ID => return Ok(thread),
             _ => return Err(EINVAL),
         };
         Ok(host_clock(id))
@@ -444,13 +451,25 @@ pub fn read_timespec(p: &Process, addr: u64) -> Result<u64, u64> {
 }
 
 impl Process {
-    fn thread_insns(&self) -> u64 {
-        self.machine.cpus[self.threads[self.cur].cpu].icount
+    /// The running thread's own clock: its retired instructions in
+    /// deterministic mode, else the host CPU time of its turns so far
+    /// (this one included).
+    fn thread_clock(&self) -> u64 {
+        let th = &self.threads[self.cur];
+        if self.clock.deterministic {
+            return self.machine.cpus[th.cpu].icount;
+        }
+        match self.turn {
+            Some((tid, start)) if tid == th.tid => {
+                th.cpu_ns + host_thread_cpu_ns().saturating_sub(start)
+            }
+            _ => th.cpu_ns,
+        }
     }
 
     /// Clock `clk` now, for the running thread.
     pub fn clock_now(&self, clk: u64) -> Result<u64, u64> {
-        self.clock.read(clk, self.insns, self.thread_insns())
+        self.clock.read(clk, self.insns, self.thread_clock())
     }
 
     pub fn has_sleepers(&self) -> bool {
