@@ -116,6 +116,9 @@ fn assert_replays(bin: &Path, f: &Value, extra: &[&str]) {
     args.extend_from_slice(&["--replay", r, bin.to_str().unwrap()]);
     let o = subword(&args);
     assert_eq!(o.status.code(), Some(1));
+    // Every deviation of a printed replay string is one the run makes.
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("warning"), "replay {r}: {err}");
     let v = json_of(&o);
     assert_eq!(v["schedules_run"], 1);
     let again = v["findings"]
@@ -392,4 +395,87 @@ fn pct_finds_a_one_decision_window_race_within_ten_schedules() {
         let f = only_finding(&v, "lost-store");
         assert_replays(&bin, f, &["--cpu", "ev4"]);
     }
+}
+
+/// A replay string written for another program (a thread it never has, a
+/// decision it never reaches) is not silently taken for the default
+/// schedule: one warning line names the deviations the run could not
+/// make and what it replayed instead, and the exit status is still the
+/// findings' (0 here), so replaying after a fix keeps working.
+#[test]
+fn replay_string_that_does_not_fit_the_program_is_named_in_a_warning() {
+    let dir = testkit::scratch_dir("alpha_explore_replay_misfit");
+    let bin = dir.join("byte_pair");
+    let src = cli_dir().join("byte_pair.s");
+    let b = bin.to_str().unwrap();
+    let o = subword(&["alpha", "asm", src.to_str().unwrap(), "-o", b]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = subword(&[
+        "alpha",
+        "explore",
+        "--cpu",
+        "ev4",
+        "--json",
+        "--replay",
+        "S1-1.9-1000000000.1",
+        b,
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("subword: warning: --replay S1-1.9-1000000000.1 on ev4"),
+        "{err}"
+    );
+    assert!(err.contains("could not take 1.9 1000000000.1"), "{err}");
+    assert!(err.contains("so it replayed S1"), "{err}");
+    let v = json_of(&o);
+    assert_eq!(v["findings"].as_array().unwrap().len(), 0, "{v:#}");
+}
+
+/// `explore-merge` refuses inputs that are not every shard of one split
+/// exactly once with the same options (a shard twice would count its
+/// schedules twice, a missing one would be merged into a `1/1` object
+/// claiming an exploration that never ran): one line naming the problem,
+/// exit 2. The complete set merges.
+#[test]
+fn merge_refuses_missing_repeated_mixed_shards_and_different_options() {
+    let dir = testkit::scratch_dir("alpha_explore_merge_refusals");
+    let bin = dir.join("byte_pair");
+    let src = cli_dir().join("byte_pair.s");
+    let b = bin.to_str().unwrap();
+    let o = subword(&["alpha", "asm", src.to_str().unwrap(), "-o", b]);
+    assert_eq!(o.status.code(), Some(0));
+    let shard = |name: &str, extra: &[&str]| {
+        let mut args = vec!["alpha", "explore", "--cpu", "ev4", "--json"];
+        args.extend_from_slice(&["--schedules", "20"]);
+        args.extend_from_slice(extra);
+        args.push(b);
+        let o = subword(&args);
+        json_of(&o);
+        let path = dir.join(name);
+        std::fs::write(&path, &o.stdout).unwrap();
+        path.display().to_string()
+    };
+    let one = shard("one.json", &["--shard", "1/2"]);
+    let two = shard("two.json", &["--shard", "2/2"]);
+    let two_of_three = shard("two3.json", &["--shard", "2/3"]);
+    let two_seed = shard("two_seed.json", &["--shard", "2/2", "--seed", "7"]);
+    let cases: &[(&[&str], &str)] = &[
+        (&[&one], "shard(s) 2/2 missing"),
+        (&[&one, &one, &two], "shard 1/2 is given twice"),
+        (&[&one, &two_of_three], "different splits"),
+        (&[&one, &two_seed], "different options"),
+    ];
+    for (files, want) in cases {
+        let mut args = vec!["alpha", "explore-merge"];
+        args.extend_from_slice(files);
+        let err = one_line_exit_2(&subword(&args));
+        assert!(err.contains(want), "{files:?}: {err}");
+    }
+    let o = subword(&["alpha", "explore-merge", &one, &two]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{o:?}");
+    let v = json_of(&o);
+    assert_eq!(v["schedules_run"], 20, "{v:#}");
+    assert_eq!(v["shard"], "1/1");
 }

@@ -490,7 +490,12 @@ pub fn run(a: ExploreArgs) -> CmdResult {
         s.shard = shard;
         let report = match &replay {
             Some(sched) => {
-                replay_report(elf, &s, sched).map_err(|e| Failure(format!("{path}: {e}")))?
+                let (report, made, decisions) =
+                    replay_report(elf, &s, sched).map_err(|e| Failure(format!("{path}: {e}")))?;
+                if let Some(w) = unapplied_warning(sched, &made, decisions) {
+                    eprintln!("subword: warning: --replay {sched} on {cpu}: {w}");
+                }
+                report
             }
             None => {
                 let bar = progress_bar(&a, cpu);
@@ -550,9 +555,36 @@ pub fn run(a: ExploreArgs) -> CmdResult {
     Ok(Outcome::Status(if any { 1 } else { 0 }))
 }
 
-/// `--replay`: one schedule, every finding it shows.
-fn replay_report(elf: &[u8], s: &Settings, sched: &Schedule) -> Result<explore::Report, String> {
+/// What to tell the user when the replayed run did not make every
+/// deviation `asked` names (`made`: those it made, in a run of `decisions`
+/// decisions): the string was written for another program, model or
+/// option set, or the program changed since. `None` when it made them all.
+fn unapplied_warning(asked: &Schedule, made: &Schedule, decisions: u64) -> Option<String> {
+    let missed: Vec<String> = asked
+        .switches
+        .iter()
+        .filter(|s| !made.switches.contains(s))
+        .map(|s| format!("{}.{}", s.k, s.thread))
+        .collect();
+    if missed.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "the run made {decisions} scheduling decision(s) and could not take {} (no such decision, \
+         that thread could not run there, or it ran there anyway), so it replayed {made}",
+        missed.join(" ")
+    ))
+}
+
+/// `--replay`: one schedule, every finding it shows; also the deviations
+/// the run actually made and how many decisions it made.
+fn replay_report(
+    elf: &[u8],
+    s: &Settings,
+    sched: &Schedule,
+) -> Result<(explore::Report, Schedule, u64), String> {
     let o = explore::replay_one(elf, s, sched, None)?;
+    let (made, decisions) = (o.schedule.clone(), o.decisions);
     let mut seen = BTreeSet::new();
     let mut findings = Vec::new();
     for (f, _) in o.findings {
@@ -573,7 +605,7 @@ fn replay_report(elf: &[u8], s: &Settings, sched: &Schedule) -> Result<explore::
             objects: o.objects.clone(),
         });
     }
-    Ok(explore::Report {
+    let report = explore::Report {
         schedules_run: 1,
         findings,
         threads: o.threads,
@@ -582,7 +614,8 @@ fn replay_report(elf: &[u8], s: &Settings, sched: &Schedule) -> Result<explore::
         store_pcs: o.store_pcs.into_iter().collect(),
         objects: o.objects,
         ..Default::default()
-    })
+    };
+    Ok((report, made, decisions))
 }
 
 fn progress_bar(a: &ExploreArgs, cpu: &str) -> Option<indicatif::ProgressBar> {
@@ -699,6 +732,16 @@ fn to_json(a: &ExploreArgs, runs: &[ModelRun], strategy: Strategy) -> Value {
         "schedules_run": runs.iter().map(|m| m.report.schedules_run).sum::<u64>(),
         "findings": findings,
         "strategy": strategy.name(),
+        "options": json!({
+            "seed": a.seed.unwrap_or(0),
+            "schedules": a.schedules.unwrap_or(1000),
+            "depth": a.depth.unwrap_or(3),
+            "preemptions": a.preemptions.unwrap_or(2),
+            "max_insns": a.max_insns.unwrap_or(explore::DEFAULT_MAX_INSNS),
+            "lock_range": a.lock_range,
+            "time_limit": a.time_limit,
+            "args": a.program.get(1..).unwrap_or_default(),
+        }),
         "cpus": runs.iter().map(|m| m.cpu.clone()).collect::<Vec<_>>(),
         "programs": runs.iter().map(|m| m.program.clone()).collect::<Vec<_>>(),
         "shard": a.shard.clone().unwrap_or_else(|| "1/1".into()),
