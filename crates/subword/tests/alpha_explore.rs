@@ -61,6 +61,10 @@ fn bad_usage_is_one_line_and_exit_2() {
         (&["--shard", "0/4", "prog"], "--shard 0/4"),
         (&["--shard", "x", "prog"], "--shard x"),
         (&["--cpu", "ev4,ev99", "prog"], "unknown CPU model `ev99`"),
+        (
+            &["--cpu", "ev4,21064", "prog"],
+            "`21064` names the same model as `ev4`",
+        ),
         (&["--schedules", "0", "prog"], "--schedules"),
         (&["/nonexistent/program"], "/nonexistent/program"),
     ];
@@ -478,4 +482,30 @@ fn merge_refuses_missing_repeated_mixed_shards_and_different_options() {
     let v = json_of(&o);
     assert_eq!(v["schedules_run"], 20, "{v:#}");
     assert_eq!(v["shard"], "1/1");
+}
+
+/// `--svg FILE` when nothing was found writes no file and says so on
+/// stderr (instead of silently leaving FILE absent, or an older drawing in
+/// place).
+#[test]
+fn svg_without_a_finding_says_nothing_was_written() {
+    let dir = testkit::scratch_dir("alpha_explore_svg_none");
+    let bin = dir.join("byte_pair");
+    let src = cli_dir().join("byte_pair.s");
+    let b = bin.to_str().unwrap();
+    let o = subword(&["alpha", "asm", src.to_str().unwrap(), "-o", b]);
+    assert_eq!(o.status.code(), Some(0));
+    let svg = dir.join("none.svg");
+    let s = svg.to_str().unwrap();
+    // The default schedule (`S1`) loses no store.
+    let o = subword(&[
+        "alpha", "explore", "--cpu", "ev4", "--replay", "S1", "--svg", s, b,
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(
+        err.trim_end(),
+        format!("subword: warning: --svg {s}: no finding to draw, nothing written")
+    );
+    assert!(!svg.exists());
 }

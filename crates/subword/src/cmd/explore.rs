@@ -424,7 +424,17 @@ pub fn run(a: ExploreArgs) -> CmdResult {
     let cpus: Vec<&str> = a.cpu.split(',').map(str::trim).collect();
     let mut models = Vec::new();
     for c in &cpus {
-        models.push(super::run::model(c)?);
+        let m = super::run::model(c)?;
+        if let Some(i) = models
+            .iter()
+            .position(|o: &&alpha_isa::Model| o.name == m.name)
+        {
+            return Err(Failure(format!(
+                "--cpu {}: `{c}` names the same model as `{}`; list each model once",
+                a.cpu, cpus[i]
+            )));
+        }
+        models.push(m);
     }
     let per_model = programs_for(&a, &cpus)?;
     let lock_range = super::run::lock_range(a.lock_range)?;
@@ -531,12 +541,16 @@ pub fn run(a: ExploreArgs) -> CmdResult {
         });
     }
     if let Some(svg) = &a.svg {
-        if let Some((r, code, cpu)) = runs
+        match runs
             .iter()
             .find_map(|m| m.findings().next().map(|(r, c)| (r, c, &m.cpu)))
         {
-            std::fs::write(svg, super::explore_svg::draw(code, r, cpu))
-                .map_err(|e| Failure(format!("{}: {e}", svg.display())))?;
+            Some((r, code, cpu)) => std::fs::write(svg, super::explore_svg::draw(code, r, cpu))
+                .map_err(|e| Failure(format!("{}: {e}", svg.display())))?,
+            None => eprintln!(
+                "subword: warning: --svg {}: no finding to draw, nothing written",
+                svg.display()
+            ),
         }
     }
     let any = runs.iter().any(|m| !m.report.findings.is_empty());
