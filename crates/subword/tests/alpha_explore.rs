@@ -509,3 +509,164 @@ fn svg_without_a_finding_says_nothing_was_written() {
     );
     assert!(!svg.exists());
 }
+
+/// Runs a finding's `replay_command` (with `--json` added) as printed.
+fn run_replay_command(f: &Value) -> (Option<i32>, Value) {
+    let cmd = f["replay_command"].as_str().unwrap();
+    let words: Vec<&str> = cmd.split_whitespace().collect();
+    assert_eq!(&words[..3], ["subword", "alpha", "explore"], "{cmd}");
+    let mut args = vec!["alpha", "explore", "--json"];
+    args.extend_from_slice(&words[3..]);
+    let o = subword(&args);
+    (o.status.code(), json_of(&o))
+}
+
+/// `--lock-range` is the range in force: with 8 bytes (the locked
+/// quadword only) the neighbouring counters of `atomic_counters` do not
+/// contend, with 16 and 4096 they do and the finding says which range it
+/// was, and its replay command carries the option, so running it as
+/// printed shows the same finding.
+#[test]
+fn lock_range_option_decides_contention_and_its_replay_command_keeps_it() {
+    let Some(bin) = testkit::explore_program("cli_lock_range", "atomic_counters", "ev4") else {
+        return;
+    };
+    let b = bin.to_str().unwrap();
+    let run = |lr: &str| {
+        let o = subword(&[
+            "alpha",
+            "explore",
+            "--cpu",
+            "ev4",
+            "--json",
+            "--schedules",
+            "100",
+            "--lock-range",
+            lr,
+            b,
+        ]);
+        (o.status.code(), json_of(&o))
+    };
+    let (code, v) = run("8");
+    assert_eq!(code, Some(0), "{v:#}");
+    assert_eq!(v["findings"].as_array().unwrap().len(), 0, "{v:#}");
+    for lr in [16u64, 4096] {
+        let (code, v) = run(&lr.to_string());
+        assert_eq!(code, Some(1), "{v:#}");
+        let f = only_finding(&v, "lock-range-contention");
+        assert_eq!(f["lock_range"], lr, "{f:#}");
+        let (a, o) = (
+            f["address"].as_str().unwrap(),
+            f["other_address"].as_str().unwrap(),
+        );
+        let hex = |s: &str| u64::from_str_radix(s.trim_start_matches("0x"), 16).unwrap();
+        assert_ne!(hex(a) & !7, hex(o) & !7, "{f:#}");
+        assert_eq!(hex(a) & !(lr - 1), hex(o) & !(lr - 1), "{f:#}");
+        let cmd = f["replay_command"].as_str().unwrap();
+        assert!(cmd.contains(&format!("--lock-range {lr} ")), "{cmd}");
+        let (code, again) = run_replay_command(f);
+        assert_eq!(code, Some(1), "{again:#}");
+        let g = only_finding(&again, "lock-range-contention");
+        for k in ["address", "other_address", "by", "lost", "lock_range"] {
+            assert_eq!(g[k], f[k], "{k}");
+        }
+    }
+}
+
+/// `--max-insns` cuts each schedule off (the default schedule of
+/// `byte_pair` runs about 4000 instructions): the report counts the cut
+/// schedules, and a finding's replay command carries the limit, so the
+/// printed command shows the same finding under the same cut-off.
+#[test]
+fn max_insns_cuts_schedules_off_and_the_replay_command_keeps_the_limit() {
+    let dir = testkit::scratch_dir("alpha_explore_max_insns");
+    let bin = dir.join("byte_pair");
+    let src = cli_dir().join("byte_pair.s");
+    let b = bin.to_str().unwrap();
+    let o = subword(&["alpha", "asm", src.to_str().unwrap(), "-o", b]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = subword(&[
+        "alpha",
+        "explore",
+        "--cpu",
+        "ev4",
+        "--max-insns",
+        "1000",
+        "--replay",
+        "S1",
+        b,
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("(1000 guest instructions)"), "{out}");
+    assert!(
+        out.contains("1 schedule(s) cut off by --max-insns"),
+        "{out}"
+    );
+    let o = subword(&[
+        "alpha",
+        "explore",
+        "--cpu",
+        "ev4",
+        "--json",
+        "--schedules",
+        "5",
+        "--max-insns",
+        "1000",
+        b,
+    ]);
+    let v = json_of(&o);
+    assert!(v["insn_limited"].as_u64().unwrap() >= 1, "{v:#}");
+    let f = only_finding(&v, "lost-store");
+    let cmd = f["replay_command"].as_str().unwrap();
+    assert!(cmd.contains("--max-insns 1000 "), "{cmd}");
+    let (code, again) = run_replay_command(f);
+    assert_eq!(code, Some(1), "{again:#}");
+    let g = only_finding(&again, "lost-store");
+    for k in ["address", "by", "lost", "replay"] {
+        assert_eq!(g[k], f[k], "{k}");
+    }
+}
+
+/// `--time-limit` stops starting schedules (0: after the first), and
+/// `--json` says so (`timed_out`), as the text report does, so a script
+/// can tell a cut exploration from a complete one; a merge of shards is
+/// cut when any shard was.
+#[test]
+fn time_limit_stops_the_exploration_and_json_says_it_timed_out() {
+    let dir = testkit::scratch_dir("alpha_explore_time_limit");
+    let bin = dir.join("byte_pair");
+    let src = cli_dir().join("byte_pair.s");
+    let b = bin.to_str().unwrap();
+    let o = subword(&["alpha", "asm", src.to_str().unwrap(), "-o", b]);
+    assert_eq!(o.status.code(), Some(0));
+    let run = |extra: &[&str]| {
+        let mut args = vec!["alpha", "explore", "--cpu", "ev4", "--schedules", "50"];
+        args.extend_from_slice(extra);
+        args.push(b);
+        subword(&args)
+    };
+    let o = run(&["--time-limit", "0"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("stopped by --time-limit"));
+    let cut = json_of(&run(&["--json", "--time-limit", "0", "--shard", "1/2"]));
+    assert_eq!(cut["schedules_run"], 1, "{cut:#}");
+    assert_eq!(cut["timed_out"], true, "{cut:#}");
+    let whole = json_of(&run(&["--json", "--time-limit", "0"]));
+    assert_eq!(whole["timed_out"], true, "{whole:#}");
+    let other = json_of(&run(&["--json", "--time-limit", "0", "--shard", "2/2"]));
+    let (f1, f2) = (dir.join("1.json"), dir.join("2.json"));
+    std::fs::write(&f1, cut.to_string()).unwrap();
+    let mut other = other;
+    other["timed_out"] = Value::Bool(false);
+    std::fs::write(&f2, other.to_string()).unwrap();
+    let merged = json_of(&subword(&[
+        "alpha",
+        "explore-merge",
+        f1.to_str().unwrap(),
+        f2.to_str().unwrap(),
+    ]));
+    assert_eq!(merged["timed_out"], true, "{merged:#}");
+    let v = json_of(&run(&["--json"]));
+    assert_eq!(v["schedules_run"], 50, "{v:#}");
+    assert_eq!(v["timed_out"], false, "{v:#}");
+}

@@ -762,6 +762,7 @@ fn to_json(a: &ExploreArgs, runs: &[ModelRun], strategy: Strategy) -> Value {
         "threads": runs.iter().map(|m| m.report.threads).max().unwrap_or(0),
         "covered": covered,
         "insn_limited": runs.iter().map(|m| m.report.insn_limited).sum::<u64>(),
+        "timed_out": runs.iter().any(|m| m.report.timed_out),
         "store_sites": sites,
         "exercised_store_sites": exercised,
         "unexercised_store_sites": unexercised(runs).iter().map(|p| format!("{p:#x}")).collect::<Vec<_>>(),

@@ -201,6 +201,7 @@ pub fn merge(inputs: &[Value]) -> Result<Value, String> {
         "threads": inputs.iter().filter_map(|v| v["threads"].as_u64()).max().unwrap_or(0),
         "covered": covered,
         "insn_limited": inputs.iter().filter_map(|v| v["insn_limited"].as_u64()).sum::<u64>(),
+        "timed_out": inputs.iter().any(|v| v["timed_out"] == json!(true)),
         "store_sites": sites,
         "exercised_store_sites": exercised,
         "unexercised_store_sites": unexercised,
