@@ -435,6 +435,30 @@ fn replay_string_that_does_not_fit_the_program_is_named_in_a_warning() {
     assert!(err.contains("so it replayed S1"), "{err}");
     let v = json_of(&o);
     assert_eq!(v["findings"].as_array().unwrap().len(), 0, "{v:#}");
+    // A string that fits: no warning, and the text report says the
+    // schedule ran as given (a replay minimises nothing).
+    let o = subword(&[
+        "alpha",
+        "explore",
+        "--cpu",
+        "ev4",
+        "--replay",
+        "S1-0.1-2.0",
+        b,
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.contains("==== lost-store"), "{out}");
+    assert!(
+        out.contains("the replayed schedule shows it (2 preemption(s), run as given)"),
+        "{out}"
+    );
+    assert!(!out.contains("minimised"), "{out}");
 }
 
 /// `explore-merge` refuses inputs that are not every shard of one split

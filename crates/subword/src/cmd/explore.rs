@@ -252,11 +252,14 @@ fn finding_json(code: &Code, cpu: &str, r: &Reported, replay: &str) -> Value {
     v
 }
 
+/// One finding as a sanitizer-style report; `replayed`: it comes from
+/// `--replay` (one schedule, run as given, nothing minimised).
 fn write_finding(
     out: &mut impl Write,
     code: &Code,
     r: &Reported,
     replay: &str,
+    replayed: bool,
 ) -> std::io::Result<()> {
     match &r.found {
         Found::Detector(f) => {
@@ -332,14 +335,22 @@ fn write_finding(
             writeln!(out, "  thread {thread}  {}", code.at(*pc))?;
         }
     }
-    writeln!(
-        out,
-        "  schedule {} first showed it ({} schedules in all); minimised from {} to {} preemption(s)",
-        r.first_schedule,
-        r.hits,
-        r.original_preemptions,
-        r.schedule.preemptions()
-    )?;
+    if replayed {
+        writeln!(
+            out,
+            "  the replayed schedule shows it ({} preemption(s), run as given)",
+            r.schedule.preemptions()
+        )?;
+    } else {
+        writeln!(
+            out,
+            "  schedule {} first showed it ({} schedules in all); minimised from {} to {} preemption(s)",
+            r.first_schedule,
+            r.hits,
+            r.original_preemptions,
+            r.schedule.preemptions()
+        )?;
+    }
     writeln!(out, "  replay: {replay}")?;
     Ok(())
 }
@@ -789,7 +800,8 @@ fn write_text(
             continue;
         }
         for (f, code) in m.findings() {
-            write_finding(out, code, f, &replay_command(a, m, &f.schedule))?;
+            let cmd = replay_command(a, m, &f.schedule);
+            write_finding(out, code, f, &cmd, a.replay.is_some())?;
         }
         let secs = r.elapsed.as_secs_f64().max(1e-9);
         let what = if a.replay.is_some() {
