@@ -586,6 +586,7 @@ fn lock_range_option_decides_contention_and_its_replay_command_keeps_it() {
         let hex = |s: &str| u64::from_str_radix(s.trim_start_matches("0x"), 16).unwrap();
         assert_ne!(hex(a) & !7, hex(o) & !7, "{f:#}");
         assert_eq!(hex(a) & !(lr - 1), hex(o) & !(lr - 1), "{f:#}");
+        assert_eq!(f["distance"], hex(a).abs_diff(hex(o)), "{f:#}");
         let cmd = f["replay_command"].as_str().unwrap();
         assert!(cmd.contains(&format!("--lock-range {lr} ")), "{cmd}");
         let (code, again) = run_replay_command(f);

@@ -214,6 +214,7 @@ fn finding_json(code: &Code, cpu: &str, r: &Reported, replay: &str) -> Value {
             "by": by,
             "lost": f.other.map(|o| code.side(o.thread, o.pc)),
             "other_address": f.other_address.map(|a| format!("{a:#x}")),
+            "distance": f.other_address.map(|a| a.abs_diff(f.address)),
             "lock_range": f.lock_range,
             "rule": f.rule,
             "offending": f.offending_pc.map(|p| code.side(f.by.thread, p)),
