@@ -695,3 +695,44 @@ fn time_limit_stops_the_exploration_and_json_says_it_timed_out() {
     assert_eq!(v["schedules_run"], 50, "{v:#}");
     assert_eq!(v["timed_out"], false, "{v:#}");
 }
+
+/// Guest time and `getrandom` are part of the schedule, not of the host:
+/// `random_pair` picks the byte it stores from both (so the lost store's
+/// address depends on them), and two explorations, one on two host
+/// threads, report the same findings, each of which replays at the same
+/// address. With host randomness or host time the address would differ
+/// from run to run and from the replay.
+#[test]
+fn guest_time_and_getrandom_are_the_same_in_every_run_and_replay() {
+    let dir = testkit::scratch_dir("alpha_explore_random_pair");
+    let bin = dir.join("random_pair");
+    let src = cli_dir().join("random_pair.s");
+    let b = bin.to_str().unwrap();
+    let o = subword(&["alpha", "asm", src.to_str().unwrap(), "-o", b]);
+    assert_eq!(o.status.code(), Some(0));
+    let run = |jobs: &str| {
+        json_of(&subword(&[
+            "alpha",
+            "explore",
+            "--cpu",
+            "ev4",
+            "--json",
+            "--strategy",
+            "random",
+            "--schedules",
+            "100",
+            "--jobs",
+            jobs,
+            b,
+        ]))
+    };
+    let v = run("1");
+    assert_eq!(v, run("1"));
+    assert_eq!(v, run("2"));
+    let findings = v["findings"].as_array().unwrap();
+    assert!(!findings.is_empty(), "{v:#}");
+    for f in findings {
+        assert_eq!(f["kind"], "lost-store", "{f:#}");
+        assert_replays(&bin, f, &["--cpu", "ev4"]);
+    }
+}
