@@ -1,9 +1,11 @@
 //! `subword alpha explore` and `alpha explore-merge` through the CLI, on
-//! real glibc programs built with alpha-linux-gnu-gcc: usage errors, the
-//! single-threaded case, deadlock and crash findings with replay,
-//! `--jobs` and `--shard` (through GNU parallel) never changing what is
-//! found, exhaustive coverage, and the detection table over the explorer's
-//! test programs (`crates/alpha-emu/tests/c/explore/MANIFEST`).
+//! real glibc programs built with alpha-linux-gnu-gcc and small assembled
+//! ones (`tests/c/explore_cli/*.s`): usage errors, the single-threaded
+//! case, deadlock and crash findings with replay, `--jobs` and `--shard`
+//! (through GNU parallel) never changing what is found, the merge's
+//! refusals, replay strings that do not fit, `--lock-range`,
+//! `--max-insns` and `--time-limit` as documented, `--svg` with nothing
+//! to draw, and guest time and `getrandom` fixed by the schedule.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
