@@ -68,6 +68,11 @@ fn bad_usage_is_one_line_and_exit_2() {
             "`21064` names the same model as `ev4`",
         ),
         (&["--schedules", "0", "prog"], "--schedules"),
+        (
+            &["--preemptions", "65", "prog"],
+            "--preemptions 65: at most 64",
+        ),
+        (&["--depth", "1001", "prog"], "--depth 1001: at most 1000"),
         (&["/nonexistent/program"], "/nonexistent/program"),
     ];
     for (args, want) in cases {

@@ -432,6 +432,13 @@ fn programs_for(a: &ExploreArgs, cpus: &[&str]) -> Result<Vec<(String, String)>,
     Ok(v)
 }
 
+/// The largest `--depth` and `--preemptions` accepted (larger values are
+/// refused rather than quietly lowered, so that an exhaustive run's
+/// "covered every schedule with at most K preemption(s)" is about the K
+/// the user gave).
+const MAX_DEPTH: u64 = 1000;
+const MAX_PREEMPTIONS: u64 = 64;
+
 pub fn run(a: ExploreArgs) -> CmdResult {
     let cpus: Vec<&str> = a.cpu.split(',').map(str::trim).collect();
     let mut models = Vec::new();
@@ -467,6 +474,14 @@ pub fn run(a: ExploreArgs) -> CmdResult {
     }
     if a.depth == Some(0) {
         return Err(Failure("--depth must be at least 1".into()));
+    }
+    if let Some(d) = a.depth.filter(|&d| d > MAX_DEPTH) {
+        return Err(Failure(format!("--depth {d}: at most {MAX_DEPTH}")));
+    }
+    if let Some(p) = a.preemptions.filter(|&p| p > MAX_PREEMPTIONS) {
+        return Err(Failure(format!(
+            "--preemptions {p}: at most {MAX_PREEMPTIONS}"
+        )));
     }
     // Each model's program (the first model's is always PROGRAM), read once.
     let mut elfs: Vec<(String, Vec<u8>)> = Vec::new();
@@ -504,8 +519,8 @@ pub fn run(a: ExploreArgs) -> CmdResult {
         s.strategy = strategy;
         s.schedules = a.schedules.unwrap_or(1000);
         s.seed = a.seed.unwrap_or(0);
-        s.depth = a.depth.unwrap_or(3).min(1000) as u32;
-        s.preemptions = a.preemptions.unwrap_or(2).min(64) as u32;
+        s.depth = a.depth.unwrap_or(3) as u32;
+        s.preemptions = a.preemptions.unwrap_or(2) as u32;
         s.max_insns = a.max_insns.unwrap_or(explore::DEFAULT_MAX_INSNS);
         s.time_limit = a.time_limit.map(std::time::Duration::from_secs);
         s.jobs = a.jobs.unwrap_or(1).min(256) as usize;
