@@ -743,3 +743,50 @@ fn guest_time_and_getrandom_are_the_same_in_every_run_and_replay() {
         assert_replays(&bin, f, &["--cpu", "ev4"]);
     }
 }
+
+/// `--depth` (PCT) and `--preemptions` (exhaustive) given to a strategy
+/// that has no use for them are ignored with one warning line each, not
+/// silently; given to their own strategy they draw no warning.
+#[test]
+fn options_the_strategy_ignores_are_named_in_a_warning() {
+    let dir = testkit::scratch_dir("alpha_explore_unused_options");
+    let bin = dir.join("byte_pair");
+    let src = cli_dir().join("byte_pair.s");
+    let b = bin.to_str().unwrap();
+    let o = subword(&["alpha", "asm", src.to_str().unwrap(), "-o", b]);
+    assert_eq!(o.status.code(), Some(0));
+    let stderr_of = |extra: &[&str]| {
+        let mut args = vec![
+            "alpha",
+            "explore",
+            "--cpu",
+            "ev4",
+            "--json",
+            "--schedules",
+            "5",
+        ];
+        args.extend_from_slice(extra);
+        args.push(b);
+        let o = subword(&args);
+        json_of(&o);
+        String::from_utf8_lossy(&o.stderr).to_string()
+    };
+    let err = stderr_of(&["--strategy", "random", "--depth", "2", "--preemptions", "1"]);
+    assert_eq!(err.lines().count(), 2, "{err}");
+    assert!(
+        err.contains(
+            "warning: --depth applies to --strategy pct only; --strategy random ignores it"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "warning: --preemptions applies to --strategy exhaustive only; --strategy random ignores it"
+        ),
+        "{err}"
+    );
+    let err = stderr_of(&["--strategy", "pct", "--depth", "2"]);
+    assert!(err.is_empty(), "{err}");
+    let err = stderr_of(&["--strategy", "exhaustive", "--preemptions", "1"]);
+    assert!(err.is_empty(), "{err}");
+}

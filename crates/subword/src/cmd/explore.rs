@@ -483,6 +483,22 @@ pub fn run(a: ExploreArgs) -> CmdResult {
             "--preemptions {p}: at most {MAX_PREEMPTIONS}"
         )));
     }
+    // Options the chosen strategy has no use for: said once, not refused
+    // (a script may pass one set of options to every strategy).
+    if a.replay.is_none() {
+        let name = strategy.name();
+        let unused = [
+            ("--depth", a.depth.is_some(), "pct"),
+            ("--preemptions", a.preemptions.is_some(), "exhaustive"),
+        ];
+        for (opt, given, only) in unused {
+            if given && name != only {
+                eprintln!(
+                    "subword: warning: {opt} applies to --strategy {only} only; --strategy {name} ignores it"
+                );
+            }
+        }
+    }
     // Each model's program (the first model's is always PROGRAM), read once.
     let mut elfs: Vec<(String, Vec<u8>)> = Vec::new();
     let mut prog_of = Vec::new();
