@@ -159,10 +159,10 @@ pub struct ExploreArgs {
     /// random, pct (default) or exhaustive.
     #[arg(long)]
     pub strategy: Option<String>,
-    /// PCT depth d: d-1 priority change points per schedule (default 3).
+    /// PCT depth d: d-1 priority change points per schedule (default 3, at most 1000).
     #[arg(long, value_parser = parse_u64)]
     pub depth: Option<u64>,
-    /// Exhaustive: most preemptions per schedule (default 2).
+    /// Exhaustive: most preemptions per schedule (default 2, at most 64).
     #[arg(long, value_parser = parse_u64)]
     pub preemptions: Option<u64>,
     /// Stop starting schedules after this many seconds.

@@ -1,9 +1,11 @@
 //! `subword alpha explore` and `alpha explore-merge` through the CLI, on
-//! real glibc programs built with alpha-linux-gnu-gcc: usage errors, the
-//! single-threaded case, deadlock and crash findings with replay,
-//! `--jobs` and `--shard` (through GNU parallel) never changing what is
-//! found, exhaustive coverage, and the detection table over the explorer's
-//! test programs (`crates/alpha-emu/tests/c/explore/MANIFEST`).
+//! real glibc programs built with alpha-linux-gnu-gcc and small assembled
+//! ones (`tests/c/explore_cli/*.s`): usage errors, the single-threaded
+//! case, deadlock and crash findings with replay, `--jobs` and `--shard`
+//! (through GNU parallel) never changing what is found, the merge's
+//! refusals, replay strings that do not fit, `--lock-range`,
+//! `--max-insns` and `--time-limit` as documented, `--svg` with nothing
+//! to draw, and guest time and `getrandom` fixed by the schedule.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -61,7 +63,16 @@ fn bad_usage_is_one_line_and_exit_2() {
         (&["--shard", "0/4", "prog"], "--shard 0/4"),
         (&["--shard", "x", "prog"], "--shard x"),
         (&["--cpu", "ev4,ev99", "prog"], "unknown CPU model `ev99`"),
+        (
+            &["--cpu", "ev4,21064", "prog"],
+            "`21064` names the same model as `ev4`",
+        ),
         (&["--schedules", "0", "prog"], "--schedules"),
+        (
+            &["--preemptions", "65", "prog"],
+            "--preemptions 65: at most 64",
+        ),
+        (&["--depth", "1001", "prog"], "--depth 1001: at most 1000"),
         (&["/nonexistent/program"], "/nonexistent/program"),
     ];
     for (args, want) in cases {
@@ -116,6 +127,9 @@ fn assert_replays(bin: &Path, f: &Value, extra: &[&str]) {
     args.extend_from_slice(&["--replay", r, bin.to_str().unwrap()]);
     let o = subword(&args);
     assert_eq!(o.status.code(), Some(1));
+    // Every deviation of a printed replay string is one the run makes.
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("warning"), "replay {r}: {err}");
     let v = json_of(&o);
     assert_eq!(v["schedules_run"], 1);
     let again = v["findings"]
@@ -392,4 +406,387 @@ fn pct_finds_a_one_decision_window_race_within_ten_schedules() {
         let f = only_finding(&v, "lost-store");
         assert_replays(&bin, f, &["--cpu", "ev4"]);
     }
+}
+
+/// A replay string written for another program (a thread it never has, a
+/// decision it never reaches) is not silently taken for the default
+/// schedule: one warning line names the deviations the run could not
+/// make and what it replayed instead, and the exit status is still the
+/// findings' (0 here), so replaying after a fix keeps working.
+#[test]
+fn replay_string_that_does_not_fit_the_program_is_named_in_a_warning() {
+    let dir = testkit::scratch_dir("alpha_explore_replay_misfit");
+    let bin = dir.join("byte_pair");
+    let src = cli_dir().join("byte_pair.s");
+    let b = bin.to_str().unwrap();
+    let o = subword(&["alpha", "asm", src.to_str().unwrap(), "-o", b]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = subword(&[
+        "alpha",
+        "explore",
+        "--cpu",
+        "ev4",
+        "--json",
+        "--replay",
+        "S1-1.9-1000000000.1",
+        b,
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("subword: warning: --replay S1-1.9-1000000000.1 on ev4"),
+        "{err}"
+    );
+    assert!(err.contains("could not take 1.9 1000000000.1"), "{err}");
+    assert!(err.contains("so it replayed S1"), "{err}");
+    let v = json_of(&o);
+    assert_eq!(v["findings"].as_array().unwrap().len(), 0, "{v:#}");
+    // A string that fits: no warning, and the text report says the
+    // schedule ran as given (a replay minimises nothing).
+    let o = subword(&[
+        "alpha",
+        "explore",
+        "--cpu",
+        "ev4",
+        "--replay",
+        "S1-0.1-2.0",
+        b,
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.contains("==== lost-store"), "{out}");
+    assert!(
+        out.contains("the replayed schedule shows it (2 preemption(s), run as given)"),
+        "{out}"
+    );
+    assert!(!out.contains("minimised"), "{out}");
+}
+
+/// `explore-merge` refuses inputs that are not every shard of one split
+/// exactly once with the same options (a shard twice would count its
+/// schedules twice, a missing one would be merged into a `1/1` object
+/// claiming an exploration that never ran): one line naming the problem,
+/// exit 2. The complete set merges.
+#[test]
+fn merge_refuses_missing_repeated_mixed_shards_and_different_options() {
+    let dir = testkit::scratch_dir("alpha_explore_merge_refusals");
+    let bin = dir.join("byte_pair");
+    let src = cli_dir().join("byte_pair.s");
+    let b = bin.to_str().unwrap();
+    let o = subword(&["alpha", "asm", src.to_str().unwrap(), "-o", b]);
+    assert_eq!(o.status.code(), Some(0));
+    let shard = |name: &str, extra: &[&str]| {
+        let mut args = vec!["alpha", "explore", "--cpu", "ev4", "--json"];
+        args.extend_from_slice(&["--schedules", "20"]);
+        args.extend_from_slice(extra);
+        args.push(b);
+        let o = subword(&args);
+        json_of(&o);
+        let path = dir.join(name);
+        std::fs::write(&path, &o.stdout).unwrap();
+        path.display().to_string()
+    };
+    let one = shard("one.json", &["--shard", "1/2"]);
+    let two = shard("two.json", &["--shard", "2/2"]);
+    let two_of_three = shard("two3.json", &["--shard", "2/3"]);
+    let two_seed = shard("two_seed.json", &["--shard", "2/2", "--seed", "7"]);
+    let cases: &[(&[&str], &str)] = &[
+        (&[&one], "shard(s) 2/2 missing"),
+        (&[&one, &one, &two], "shard 1/2 is given twice"),
+        (&[&one, &two_of_three], "different splits"),
+        (&[&one, &two_seed], "different options"),
+    ];
+    for (files, want) in cases {
+        let mut args = vec!["alpha", "explore-merge"];
+        args.extend_from_slice(files);
+        let err = one_line_exit_2(&subword(&args));
+        assert!(err.contains(want), "{files:?}: {err}");
+    }
+    let o = subword(&["alpha", "explore-merge", &one, &two]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{o:?}");
+    let v = json_of(&o);
+    assert_eq!(v["schedules_run"], 20, "{v:#}");
+    assert_eq!(v["shard"], "1/1");
+}
+
+/// `--svg FILE` when nothing was found writes no file and says so on
+/// stderr (instead of silently leaving FILE absent, or an older drawing in
+/// place).
+#[test]
+fn svg_without_a_finding_says_nothing_was_written() {
+    let dir = testkit::scratch_dir("alpha_explore_svg_none");
+    let bin = dir.join("byte_pair");
+    let src = cli_dir().join("byte_pair.s");
+    let b = bin.to_str().unwrap();
+    let o = subword(&["alpha", "asm", src.to_str().unwrap(), "-o", b]);
+    assert_eq!(o.status.code(), Some(0));
+    let svg = dir.join("none.svg");
+    let s = svg.to_str().unwrap();
+    // The default schedule (`S1`) loses no store.
+    let o = subword(&[
+        "alpha", "explore", "--cpu", "ev4", "--replay", "S1", "--svg", s, b,
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(
+        err.trim_end(),
+        format!("subword: warning: --svg {s}: no finding to draw, nothing written")
+    );
+    assert!(!svg.exists());
+}
+
+/// Runs a finding's `replay_command` (with `--json` added) as printed.
+fn run_replay_command(f: &Value) -> (Option<i32>, Value) {
+    let cmd = f["replay_command"].as_str().unwrap();
+    let words: Vec<&str> = cmd.split_whitespace().collect();
+    assert_eq!(&words[..3], ["subword", "alpha", "explore"], "{cmd}");
+    let mut args = vec!["alpha", "explore", "--json"];
+    args.extend_from_slice(&words[3..]);
+    let o = subword(&args);
+    (o.status.code(), json_of(&o))
+}
+
+/// `--lock-range` is the range in force: with 8 bytes (the locked
+/// quadword only) the neighbouring counters of `atomic_counters` do not
+/// contend, with 16 and 4096 they do and the finding says which range it
+/// was, and its replay command carries the option, so running it as
+/// printed shows the same finding.
+#[test]
+fn lock_range_option_decides_contention_and_its_replay_command_keeps_it() {
+    let Some(bin) = testkit::explore_program("cli_lock_range", "atomic_counters", "ev4") else {
+        return;
+    };
+    let b = bin.to_str().unwrap();
+    let run = |lr: &str| {
+        let o = subword(&[
+            "alpha",
+            "explore",
+            "--cpu",
+            "ev4",
+            "--json",
+            "--schedules",
+            "100",
+            "--lock-range",
+            lr,
+            b,
+        ]);
+        (o.status.code(), json_of(&o))
+    };
+    let (code, v) = run("8");
+    assert_eq!(code, Some(0), "{v:#}");
+    assert_eq!(v["findings"].as_array().unwrap().len(), 0, "{v:#}");
+    for lr in [16u64, 4096] {
+        let (code, v) = run(&lr.to_string());
+        assert_eq!(code, Some(1), "{v:#}");
+        let f = only_finding(&v, "lock-range-contention");
+        assert_eq!(f["lock_range"], lr, "{f:#}");
+        let (a, o) = (
+            f["address"].as_str().unwrap(),
+            f["other_address"].as_str().unwrap(),
+        );
+        let hex = |s: &str| u64::from_str_radix(s.trim_start_matches("0x"), 16).unwrap();
+        assert_ne!(hex(a) & !7, hex(o) & !7, "{f:#}");
+        assert_eq!(hex(a) & !(lr - 1), hex(o) & !(lr - 1), "{f:#}");
+        assert_eq!(f["distance"], hex(a).abs_diff(hex(o)), "{f:#}");
+        let cmd = f["replay_command"].as_str().unwrap();
+        assert!(cmd.contains(&format!("--lock-range {lr} ")), "{cmd}");
+        let (code, again) = run_replay_command(f);
+        assert_eq!(code, Some(1), "{again:#}");
+        let g = only_finding(&again, "lock-range-contention");
+        for k in ["address", "other_address", "by", "lost", "lock_range"] {
+            assert_eq!(g[k], f[k], "{k}");
+        }
+    }
+}
+
+/// `--max-insns` cuts each schedule off (the default schedule of
+/// `byte_pair` runs about 4000 instructions): the report counts the cut
+/// schedules, and a finding's replay command carries the limit, so the
+/// printed command shows the same finding under the same cut-off.
+#[test]
+fn max_insns_cuts_schedules_off_and_the_replay_command_keeps_the_limit() {
+    let dir = testkit::scratch_dir("alpha_explore_max_insns");
+    let bin = dir.join("byte_pair");
+    let src = cli_dir().join("byte_pair.s");
+    let b = bin.to_str().unwrap();
+    let o = subword(&["alpha", "asm", src.to_str().unwrap(), "-o", b]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = subword(&[
+        "alpha",
+        "explore",
+        "--cpu",
+        "ev4",
+        "--max-insns",
+        "1000",
+        "--replay",
+        "S1",
+        b,
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("(1000 guest instructions)"), "{out}");
+    assert!(
+        out.contains("1 schedule(s) cut off by --max-insns"),
+        "{out}"
+    );
+    let o = subword(&[
+        "alpha",
+        "explore",
+        "--cpu",
+        "ev4",
+        "--json",
+        "--schedules",
+        "5",
+        "--max-insns",
+        "1000",
+        b,
+    ]);
+    let v = json_of(&o);
+    assert!(v["insn_limited"].as_u64().unwrap() >= 1, "{v:#}");
+    let f = only_finding(&v, "lost-store");
+    let cmd = f["replay_command"].as_str().unwrap();
+    assert!(cmd.contains("--max-insns 1000 "), "{cmd}");
+    let (code, again) = run_replay_command(f);
+    assert_eq!(code, Some(1), "{again:#}");
+    let g = only_finding(&again, "lost-store");
+    for k in ["address", "by", "lost", "replay"] {
+        assert_eq!(g[k], f[k], "{k}");
+    }
+}
+
+/// `--time-limit` stops starting schedules (0: after the first), and
+/// `--json` says so (`timed_out`), as the text report does, so a script
+/// can tell a cut exploration from a complete one; a merge of shards is
+/// cut when any shard was.
+#[test]
+fn time_limit_stops_the_exploration_and_json_says_it_timed_out() {
+    let dir = testkit::scratch_dir("alpha_explore_time_limit");
+    let bin = dir.join("byte_pair");
+    let src = cli_dir().join("byte_pair.s");
+    let b = bin.to_str().unwrap();
+    let o = subword(&["alpha", "asm", src.to_str().unwrap(), "-o", b]);
+    assert_eq!(o.status.code(), Some(0));
+    let run = |extra: &[&str]| {
+        let mut args = vec!["alpha", "explore", "--cpu", "ev4", "--schedules", "50"];
+        args.extend_from_slice(extra);
+        args.push(b);
+        subword(&args)
+    };
+    let o = run(&["--time-limit", "0"]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("stopped by --time-limit"));
+    let cut = json_of(&run(&["--json", "--time-limit", "0", "--shard", "1/2"]));
+    assert_eq!(cut["schedules_run"], 1, "{cut:#}");
+    assert_eq!(cut["timed_out"], true, "{cut:#}");
+    let whole = json_of(&run(&["--json", "--time-limit", "0"]));
+    assert_eq!(whole["timed_out"], true, "{whole:#}");
+    let other = json_of(&run(&["--json", "--time-limit", "0", "--shard", "2/2"]));
+    let (f1, f2) = (dir.join("1.json"), dir.join("2.json"));
+    std::fs::write(&f1, cut.to_string()).unwrap();
+    let mut other = other;
+    other["timed_out"] = Value::Bool(false);
+    std::fs::write(&f2, other.to_string()).unwrap();
+    let merged = json_of(&subword(&[
+        "alpha",
+        "explore-merge",
+        f1.to_str().unwrap(),
+        f2.to_str().unwrap(),
+    ]));
+    assert_eq!(merged["timed_out"], true, "{merged:#}");
+    let v = json_of(&run(&["--json"]));
+    assert_eq!(v["schedules_run"], 50, "{v:#}");
+    assert_eq!(v["timed_out"], false, "{v:#}");
+}
+
+/// Guest time and `getrandom` are part of the schedule, not of the host:
+/// `random_pair` picks the byte it stores from both (so the lost store's
+/// address depends on them), and two explorations, one on two host
+/// threads, report the same findings, each of which replays at the same
+/// address. With host randomness or host time the address would differ
+/// from run to run and from the replay.
+#[test]
+fn guest_time_and_getrandom_are_the_same_in_every_run_and_replay() {
+    let dir = testkit::scratch_dir("alpha_explore_random_pair");
+    let bin = dir.join("random_pair");
+    let src = cli_dir().join("random_pair.s");
+    let b = bin.to_str().unwrap();
+    let o = subword(&["alpha", "asm", src.to_str().unwrap(), "-o", b]);
+    assert_eq!(o.status.code(), Some(0));
+    let run = |jobs: &str| {
+        json_of(&subword(&[
+            "alpha",
+            "explore",
+            "--cpu",
+            "ev4",
+            "--json",
+            "--strategy",
+            "random",
+            "--schedules",
+            "100",
+            "--jobs",
+            jobs,
+            b,
+        ]))
+    };
+    let v = run("1");
+    assert_eq!(v, run("1"));
+    assert_eq!(v, run("2"));
+    let findings = v["findings"].as_array().unwrap();
+    assert!(!findings.is_empty(), "{v:#}");
+    for f in findings {
+        assert_eq!(f["kind"], "lost-store", "{f:#}");
+        assert_replays(&bin, f, &["--cpu", "ev4"]);
+    }
+}
+
+/// `--depth` (PCT) and `--preemptions` (exhaustive) given to a strategy
+/// that has no use for them are ignored with one warning line each, not
+/// silently; given to their own strategy they draw no warning.
+#[test]
+fn options_the_strategy_ignores_are_named_in_a_warning() {
+    let dir = testkit::scratch_dir("alpha_explore_unused_options");
+    let bin = dir.join("byte_pair");
+    let src = cli_dir().join("byte_pair.s");
+    let b = bin.to_str().unwrap();
+    let o = subword(&["alpha", "asm", src.to_str().unwrap(), "-o", b]);
+    assert_eq!(o.status.code(), Some(0));
+    let stderr_of = |extra: &[&str]| {
+        let mut args = vec![
+            "alpha",
+            "explore",
+            "--cpu",
+            "ev4",
+            "--json",
+            "--schedules",
+            "5",
+        ];
+        args.extend_from_slice(extra);
+        args.push(b);
+        let o = subword(&args);
+        json_of(&o);
+        String::from_utf8_lossy(&o.stderr).to_string()
+    };
+    let err = stderr_of(&["--strategy", "random", "--depth", "2", "--preemptions", "1"]);
+    assert_eq!(err.lines().count(), 2, "{err}");
+    assert!(
+        err.contains(
+            "warning: --depth applies to --strategy pct only; --strategy random ignores it"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains(
+            "warning: --preemptions applies to --strategy exhaustive only; --strategy random ignores it"
+        ),
+        "{err}"
+    );
+    let err = stderr_of(&["--strategy", "pct", "--depth", "2"]);
+    assert!(err.is_empty(), "{err}");
+    let err = stderr_of(&["--strategy", "exhaustive", "--preemptions", "1"]);
+    assert!(err.is_empty(), "{err}");
 }

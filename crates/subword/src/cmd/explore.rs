@@ -214,6 +214,7 @@ fn finding_json(code: &Code, cpu: &str, r: &Reported, replay: &str) -> Value {
             "by": by,
             "lost": f.other.map(|o| code.side(o.thread, o.pc)),
             "other_address": f.other_address.map(|a| format!("{a:#x}")),
+            "distance": f.other_address.map(|a| a.abs_diff(f.address)),
             "lock_range": f.lock_range,
             "rule": f.rule,
             "offending": f.offending_pc.map(|p| code.side(f.by.thread, p)),
@@ -252,11 +253,14 @@ fn finding_json(code: &Code, cpu: &str, r: &Reported, replay: &str) -> Value {
     v
 }
 
+/// One finding as a sanitizer-style report; `replayed`: it comes from
+/// `--replay` (one schedule, run as given, nothing minimised).
 fn write_finding(
     out: &mut impl Write,
     code: &Code,
     r: &Reported,
     replay: &str,
+    replayed: bool,
 ) -> std::io::Result<()> {
     match &r.found {
         Found::Detector(f) => {
@@ -332,14 +336,22 @@ fn write_finding(
             writeln!(out, "  thread {thread}  {}", code.at(*pc))?;
         }
     }
-    writeln!(
-        out,
-        "  schedule {} first showed it ({} schedules in all); minimised from {} to {} preemption(s)",
-        r.first_schedule,
-        r.hits,
-        r.original_preemptions,
-        r.schedule.preemptions()
-    )?;
+    if replayed {
+        writeln!(
+            out,
+            "  the replayed schedule shows it ({} preemption(s), run as given)",
+            r.schedule.preemptions()
+        )?;
+    } else {
+        writeln!(
+            out,
+            "  schedule {} first showed it ({} schedules in all); minimised from {} to {} preemption(s)",
+            r.first_schedule,
+            r.hits,
+            r.original_preemptions,
+            r.schedule.preemptions()
+        )?;
+    }
     writeln!(out, "  replay: {replay}")?;
     Ok(())
 }
@@ -420,11 +432,28 @@ fn programs_for(a: &ExploreArgs, cpus: &[&str]) -> Result<Vec<(String, String)>,
     Ok(v)
 }
 
+/// The largest `--depth` and `--preemptions` accepted (larger values are
+/// refused rather than quietly lowered, so that an exhaustive run's
+/// "covered every schedule with at most K preemption(s)" is about the K
+/// the user gave).
+const MAX_DEPTH: u64 = 1000;
+const MAX_PREEMPTIONS: u64 = 64;
+
 pub fn run(a: ExploreArgs) -> CmdResult {
     let cpus: Vec<&str> = a.cpu.split(',').map(str::trim).collect();
     let mut models = Vec::new();
     for c in &cpus {
-        models.push(super::run::model(c)?);
+        let m = super::run::model(c)?;
+        if let Some(i) = models
+            .iter()
+            .position(|o: &&alpha_isa::Model| o.name == m.name)
+        {
+            return Err(Failure(format!(
+                "--cpu {}: `{c}` names the same model as `{}`; list each model once",
+                a.cpu, cpus[i]
+            )));
+        }
+        models.push(m);
     }
     let per_model = programs_for(&a, &cpus)?;
     let lock_range = super::run::lock_range(a.lock_range)?;
@@ -445,6 +474,30 @@ pub fn run(a: ExploreArgs) -> CmdResult {
     }
     if a.depth == Some(0) {
         return Err(Failure("--depth must be at least 1".into()));
+    }
+    if let Some(d) = a.depth.filter(|&d| d > MAX_DEPTH) {
+        return Err(Failure(format!("--depth {d}: at most {MAX_DEPTH}")));
+    }
+    if let Some(p) = a.preemptions.filter(|&p| p > MAX_PREEMPTIONS) {
+        return Err(Failure(format!(
+            "--preemptions {p}: at most {MAX_PREEMPTIONS}"
+        )));
+    }
+    // Options the chosen strategy has no use for: said once, not refused
+    // (a script may pass one set of options to every strategy).
+    if a.replay.is_none() {
+        let name = strategy.name();
+        let unused = [
+            ("--depth", a.depth.is_some(), "pct"),
+            ("--preemptions", a.preemptions.is_some(), "exhaustive"),
+        ];
+        for (opt, given, only) in unused {
+            if given && name != only {
+                eprintln!(
+                    "subword: warning: {opt} applies to --strategy {only} only; --strategy {name} ignores it"
+                );
+            }
+        }
     }
     // Each model's program (the first model's is always PROGRAM), read once.
     let mut elfs: Vec<(String, Vec<u8>)> = Vec::new();
@@ -482,15 +535,20 @@ pub fn run(a: ExploreArgs) -> CmdResult {
         s.strategy = strategy;
         s.schedules = a.schedules.unwrap_or(1000);
         s.seed = a.seed.unwrap_or(0);
-        s.depth = a.depth.unwrap_or(3).min(1000) as u32;
-        s.preemptions = a.preemptions.unwrap_or(2).min(64) as u32;
+        s.depth = a.depth.unwrap_or(3) as u32;
+        s.preemptions = a.preemptions.unwrap_or(2) as u32;
         s.max_insns = a.max_insns.unwrap_or(explore::DEFAULT_MAX_INSNS);
         s.time_limit = a.time_limit.map(std::time::Duration::from_secs);
         s.jobs = a.jobs.unwrap_or(1).min(256) as usize;
         s.shard = shard;
         let report = match &replay {
             Some(sched) => {
-                replay_report(elf, &s, sched).map_err(|e| Failure(format!("{path}: {e}")))?
+                let (report, made, decisions) =
+                    replay_report(elf, &s, sched).map_err(|e| Failure(format!("{path}: {e}")))?;
+                if let Some(w) = unapplied_warning(sched, &made, decisions) {
+                    eprintln!("subword: warning: --replay {sched} on {cpu}: {w}");
+                }
+                report
             }
             None => {
                 let bar = progress_bar(&a, cpu);
@@ -526,12 +584,16 @@ pub fn run(a: ExploreArgs) -> CmdResult {
         });
     }
     if let Some(svg) = &a.svg {
-        if let Some((r, code, cpu)) = runs
+        match runs
             .iter()
             .find_map(|m| m.findings().next().map(|(r, c)| (r, c, &m.cpu)))
         {
-            std::fs::write(svg, super::explore_svg::draw(code, r, cpu))
-                .map_err(|e| Failure(format!("{}: {e}", svg.display())))?;
+            Some((r, code, cpu)) => std::fs::write(svg, super::explore_svg::draw(code, r, cpu))
+                .map_err(|e| Failure(format!("{}: {e}", svg.display())))?,
+            None => eprintln!(
+                "subword: warning: --svg {}: no finding to draw, nothing written",
+                svg.display()
+            ),
         }
     }
     let any = runs.iter().any(|m| !m.report.findings.is_empty());
@@ -550,9 +612,36 @@ pub fn run(a: ExploreArgs) -> CmdResult {
     Ok(Outcome::Status(if any { 1 } else { 0 }))
 }
 
-/// `--replay`: one schedule, every finding it shows.
-fn replay_report(elf: &[u8], s: &Settings, sched: &Schedule) -> Result<explore::Report, String> {
+/// What to tell the user when the replayed run did not make every
+/// deviation `asked` names (`made`: those it made, in a run of `decisions`
+/// decisions): the string was written for another program, model or
+/// option set, or the program changed since. `None` when it made them all.
+fn unapplied_warning(asked: &Schedule, made: &Schedule, decisions: u64) -> Option<String> {
+    let missed: Vec<String> = asked
+        .switches
+        .iter()
+        .filter(|s| !made.switches.contains(s))
+        .map(|s| format!("{}.{}", s.k, s.thread))
+        .collect();
+    if missed.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "the run made {decisions} scheduling decision(s) and could not take {} (no such decision, \
+         that thread could not run there, or it ran there anyway), so it replayed {made}",
+        missed.join(" ")
+    ))
+}
+
+/// `--replay`: one schedule, every finding it shows; also the deviations
+/// the run actually made and how many decisions it made.
+fn replay_report(
+    elf: &[u8],
+    s: &Settings,
+    sched: &Schedule,
+) -> Result<(explore::Report, Schedule, u64), String> {
     let o = explore::replay_one(elf, s, sched, None)?;
+    let (made, decisions) = (o.schedule.clone(), o.decisions);
     let mut seen = BTreeSet::new();
     let mut findings = Vec::new();
     for (f, _) in o.findings {
@@ -573,7 +662,7 @@ fn replay_report(elf: &[u8], s: &Settings, sched: &Schedule) -> Result<explore::
             objects: o.objects.clone(),
         });
     }
-    Ok(explore::Report {
+    let report = explore::Report {
         schedules_run: 1,
         findings,
         threads: o.threads,
@@ -582,7 +671,8 @@ fn replay_report(elf: &[u8], s: &Settings, sched: &Schedule) -> Result<explore::
         store_pcs: o.store_pcs.into_iter().collect(),
         objects: o.objects,
         ..Default::default()
-    })
+    };
+    Ok((report, made, decisions))
 }
 
 fn progress_bar(a: &ExploreArgs, cpu: &str) -> Option<indicatif::ProgressBar> {
@@ -699,12 +789,23 @@ fn to_json(a: &ExploreArgs, runs: &[ModelRun], strategy: Strategy) -> Value {
         "schedules_run": runs.iter().map(|m| m.report.schedules_run).sum::<u64>(),
         "findings": findings,
         "strategy": strategy.name(),
+        "options": json!({
+            "seed": a.seed.unwrap_or(0),
+            "schedules": a.schedules.unwrap_or(1000),
+            "depth": a.depth.unwrap_or(3),
+            "preemptions": a.preemptions.unwrap_or(2),
+            "max_insns": a.max_insns.unwrap_or(explore::DEFAULT_MAX_INSNS),
+            "lock_range": a.lock_range,
+            "time_limit": a.time_limit,
+            "args": a.program.get(1..).unwrap_or_default(),
+        }),
         "cpus": runs.iter().map(|m| m.cpu.clone()).collect::<Vec<_>>(),
         "programs": runs.iter().map(|m| m.program.clone()).collect::<Vec<_>>(),
         "shard": a.shard.clone().unwrap_or_else(|| "1/1".into()),
         "threads": runs.iter().map(|m| m.report.threads).max().unwrap_or(0),
         "covered": covered,
         "insn_limited": runs.iter().map(|m| m.report.insn_limited).sum::<u64>(),
+        "timed_out": runs.iter().any(|m| m.report.timed_out),
         "store_sites": sites,
         "exercised_store_sites": exercised,
         "unexercised_store_sites": unexercised(runs).iter().map(|p| format!("{p:#x}")).collect::<Vec<_>>(),
@@ -731,7 +832,8 @@ fn write_text(
             continue;
         }
         for (f, code) in m.findings() {
-            write_finding(out, code, f, &replay_command(a, m, &f.schedule))?;
+            let cmd = replay_command(a, m, &f.schedule);
+            write_finding(out, code, f, &cmd, a.replay.is_some())?;
         }
         let secs = r.elapsed.as_secs_f64().max(1e-9);
         let what = if a.replay.is_some() {

@@ -6,7 +6,10 @@
 //! hits are added, which is exactly what one unsharded run reports (see
 //! `alpha_emu::explore`); store sites count as exercised when any shard
 //! exercised them, and models are compared as `explore` compares them (by
-//! `source_site`). Exit status as for `explore`: 0 none, 1 findings.
+//! `source_site`). The inputs must be every shard of one split exactly
+//! once, explored with the same options (the `options` field); otherwise
+//! the merge is refused (exit 2). Exit status as for `explore`: 0 none, 1
+//! findings.
 
 use crate::{CmdResult, ExploreMergeArgs, Failure, Outcome};
 use serde_json::{json, Value};
@@ -43,6 +46,48 @@ fn strs(v: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The inputs' `shard` fields (`I/N`; none is `1/1`) must name every
+/// slice of one split exactly once: a slice given twice would count its
+/// schedules twice, and a missing one would make the merged object claim
+/// (`"shard": "1/1"`) an exploration that never ran.
+fn check_shards(inputs: &[Value]) -> Result<(), String> {
+    let mut split: Option<u64> = None;
+    let mut seen = std::collections::BTreeSet::new();
+    for v in inputs {
+        let s = v["shard"].as_str().unwrap_or("1/1");
+        let bad = || format!("shard `{s}` in an input is not I/N");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let i: u64 = i.parse().map_err(|_| bad())?;
+        let n: u64 = n.parse().map_err(|_| bad())?;
+        if i == 0 || i > n {
+            return Err(bad());
+        }
+        match split {
+            Some(m) if m != n => {
+                return Err(format!(
+                    "the inputs are slices of different splits (shards of {m} and of {n})"
+                ))
+            }
+            _ => split = Some(n),
+        }
+        if !seen.insert(i) {
+            return Err(format!("shard {i}/{n} is given twice"));
+        }
+    }
+    let n = split.unwrap_or(1);
+    let missing: Vec<String> = (1..=n)
+        .filter(|i| !seen.contains(i))
+        .map(|i| format!("{i}/{n}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "shard(s) {} missing: merge the outputs of all {n} shards",
+            missing.join(", ")
+        ));
+    }
+    Ok(())
+}
+
 /// Merge parsed outputs (in any order) into one.
 pub fn merge(inputs: &[Value]) -> Result<Value, String> {
     let first = inputs.first().ok_or("nothing to merge")?;
@@ -53,6 +98,15 @@ pub fn merge(inputs: &[Value]) -> Result<Value, String> {
         }
         if v["programs"] != first["programs"] {
             return Err("the inputs explored different programs".into());
+        }
+    }
+    check_shards(inputs)?;
+    for v in inputs {
+        if v["options"] != first["options"] {
+            return Err(format!(
+                "the inputs explored with different options ({} and {})",
+                first["options"], v["options"]
+            ));
         }
     }
     let mut best: BTreeMap<(String, String), Value> = BTreeMap::new();
@@ -140,12 +194,14 @@ pub fn merge(inputs: &[Value]) -> Result<Value, String> {
         "schedules_run": inputs.iter().filter_map(|v| v["schedules_run"].as_u64()).sum::<u64>(),
         "findings": findings,
         "strategy": first["strategy"],
+        "options": first["options"],
         "cpus": cpus,
         "programs": first["programs"],
         "shard": "1/1",
         "threads": inputs.iter().filter_map(|v| v["threads"].as_u64()).max().unwrap_or(0),
         "covered": covered,
         "insn_limited": inputs.iter().filter_map(|v| v["insn_limited"].as_u64()).sum::<u64>(),
+        "timed_out": inputs.iter().any(|v| v["timed_out"] == json!(true)),
         "store_sites": sites,
         "exercised_store_sites": exercised,
         "unexercised_store_sites": unexercised,
