@@ -259,6 +259,11 @@ fn nested_epoll_with_epollet_reports_the_inner_once_per_new_event() {
 }
 
 #[test]
+fn scm_rights_passes_a_timerfd_and_an_epoll_as_the_same_open_files() {
+    differential("rights_guest_objects");
+}
+
+#[test]
 fn scm_rights_passes_a_pipe_with_what_it_buffered() {
     differential("rights_pipe");
 }

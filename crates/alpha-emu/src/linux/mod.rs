@@ -457,6 +457,8 @@ pub struct Process {
     pub sysroot: Option<std::path::PathBuf>,
     pub cwd: std::path::PathBuf,
     pub fds: fs::FdTable,
+    /// Guest-only objects sent through `SCM_RIGHTS` (see [`net::Passed`]).
+    pub passed: Vec<std::rc::Rc<net::Passed>>,
     pub aspace: mm::AddressSpace,
     pub signals: signal::Signals,
     pub threads: Vec<Thread>,
@@ -668,6 +670,7 @@ impl Process {
             sysroot: opts.sysroot.clone(),
             cwd: std::env::current_dir().unwrap_or_else(|_| "/".into()),
             fds: fs::FdTable::new(),
+            passed: Vec::new(),
             aspace,
             signals: signal::Signals::default(),
             threads: vec![Thread {
@@ -748,6 +751,7 @@ impl Process {
             sysroot: self.sysroot.clone(),
             cwd: self.cwd.clone(),
             fds,
+            passed: self.passed.clone(),
             aspace: self.aspace.clone(),
             signals: self.signals.clone(),
             threads: self.threads.clone(),

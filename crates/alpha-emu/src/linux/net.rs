@@ -22,8 +22,9 @@
 //! through unchanged except AF_UNIX paths, which are resolved against the
 //! guest's working directory. `SCM_RIGHTS` passes host-backed descriptors
 //! (files, sockets, eventfds) and pipes (the process's in-memory pipes
-//! become host pipes first, as at fork); a timerfd or epoll in
-//! `SCM_RIGHTS` is EOPNOTSUPP. A blocking `MSG_WAITALL` receive on a
+//! become host pipes first, as at fork); a timerfd or an epoll instance
+//! passes between sockets of one process ([`Passed`]; to another process
+//! it is EOPNOTSUPP). A blocking `MSG_WAITALL` receive on a
 //! stream socket waits for all its bytes (or end of stream, an error,
 //! `SO_RCVTIMEO`, or a signal, which make it return what it has); while it
 //! waits, a `read` of the socket does not see the bytes it has taken. A
@@ -31,7 +32,9 @@
 //! send sends everything, and a receive returns at most 1 MiB (a short
 //! count, which Linux allows) unless it is a `MSG_WAITALL` one.
 
+use std::cell::RefCell;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::rc::Rc;
 
 use super::errno::*;
 use super::fs::{self, Fd, Object};
@@ -973,7 +976,76 @@ fn names_a_pipe(p: &Process, c: &[u8]) -> bool {
     false
 }
 
-fn control_to_host(p: &Process, c: &[u8]) -> Result<Vec<u8>, u64> {
+/// A guest-only object (a timerfd or an epoll instance: state subword keeps,
+/// not the host) on its way through `SCM_RIGHTS` between two sockets of
+/// this process: the host message carries a placeholder, a memfd whose
+/// device and inode name the object, and the receiving end installs the
+/// object itself, so both descriptors are one open file as on Linux.
+#[derive(Debug)]
+pub struct Passed {
+    key: (u64, u64),
+    obj: Rc<RefCell<Object>>,
+    placeholder: OwnedFd,
+}
+
+/// `(st_dev, st_ino)` of host descriptor `fd`.
+fn file_key(fd: RawFd) -> Option<(u64, u64)> {
+    // SAFETY: an all-zero stat is valid output space for fstat.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `st` is writable.
+    (unsafe { libc::fstat(fd, &mut st) } == 0).then_some((st.st_dev, st.st_ino))
+}
+
+/// The host placeholder standing for guest-only object `obj` in a message
+/// sent on host socket `via`. Only a peer in this process can take the
+/// object back out (another process has its own objects), so the send is
+/// EOPNOTSUPP when the peer may be elsewhere: its socket was made by
+/// another process (`SO_PEERCRED`), or this process forked or was forked
+/// (a child may hold either end).
+fn placeholder(p: &mut Process, via: RawFd, obj: &Rc<RefCell<Object>>) -> Result<RawFd, u64> {
+    if p.procs.tree {
+        return Err(EOPNOTSUPP);
+    }
+    let mut cred = libc::ucred {
+        pid: 0,
+        uid: 0,
+        gid: 0,
+    };
+    let mut len = std::mem::size_of::<libc::ucred>() as libc::socklen_t;
+    // SAFETY: `cred` has `len` writable bytes.
+    let r = unsafe {
+        libc::getsockopt(
+            via,
+            libc::SOL_SOCKET,
+            libc::SO_PEERCRED,
+            (&mut cred as *mut libc::ucred).cast(),
+            &mut len,
+        )
+    };
+    // SAFETY: no preconditions.
+    if r != 0 || cred.pid != unsafe { libc::getpid() } {
+        return Err(EOPNOTSUPP);
+    }
+    if let Some(pass) = p.passed.iter().find(|x| Rc::ptr_eq(&x.obj, obj)) {
+        return Ok(pass.placeholder.as_raw_fd());
+    }
+    // SAFETY: a NUL-terminated name; the new descriptor is owned at once.
+    let raw = unsafe { libc::memfd_create(c"subword-scm-rights".as_ptr(), libc::MFD_CLOEXEC) };
+    if raw < 0 {
+        return Err(ENOMEM);
+    }
+    // SAFETY: `raw` was just created and is ours.
+    let placeholder = unsafe { OwnedFd::from_raw_fd(raw) };
+    let key = file_key(raw).ok_or(ENOMEM)?;
+    p.passed.push(Rc::new(Passed {
+        key,
+        obj: obj.clone(),
+        placeholder,
+    }));
+    Ok(raw)
+}
+
+fn control_to_host(p: &mut Process, via: RawFd, c: &[u8]) -> Result<Vec<u8>, u64> {
     let mut out = Vec::new();
     let mut off = 0;
     while off + CMSG_HDR <= c.len() {
@@ -992,11 +1064,16 @@ fn control_to_host(p: &Process, c: &[u8]) -> Result<Vec<u8>, u64> {
                 break;
             }
             let g = u32::from_le_bytes(c[k..k + 4].try_into().unwrap_or([0; 4]));
-            let f = p.fds.get(g as u64)?;
-            let raw = match &*f.obj.borrow() {
-                Object::Host(h) => h.raw(),
-                Object::File { file, .. } => file.as_raw_fd(),
+            let obj = p.fds.get(g as u64)?.obj.clone();
+            let raw = match &*obj.borrow() {
+                Object::Host(h) => Some(h.raw()),
+                Object::File { file, .. } => Some(file.as_raw_fd()),
+                Object::TimerFd(_) | Object::Epoll(_) => None,
                 _ => return Err(EOPNOTSUPP),
+            };
+            let raw = match raw {
+                Some(raw) => raw,
+                None => placeholder(p, via, &obj)?,
             };
             body.extend_from_slice(&raw.to_le_bytes());
         }
@@ -1083,9 +1160,16 @@ fn control_to_guest(p: &mut Process, c: &[u8], room: usize, cloexec: bool) -> (V
                     trunc = true;
                     continue; // dropped: closed, as the kernel's scm_detach_fds
                 }
+                // A placeholder of ours comes back as the object it
+                // stands for (the placeholder itself closes here).
+                let key = file_key(fd.as_raw_fd());
+                let obj = match p.passed.iter().find(|x| Some(x.key) == key) {
+                    Some(pass) => pass.obj.clone(),
+                    None => Rc::new(RefCell::new(adopt(fd))),
+                };
                 let g = p.fds.install(
                     Fd {
-                        obj: std::rc::Rc::new(std::cell::RefCell::new(adopt(fd))),
+                        obj,
                         cloexec,
                         flags: fs::O_RDWR,
                     },
@@ -1130,7 +1214,8 @@ fn sendmsg(p: &mut Process, fd: u64, msg: u64, flags: u64) -> Outcome {
                 // one, as at fork.
                 super::process::hostify_pipes(p)?;
             }
-            control_to_host(p, &c)?
+            let (via, _) = sock(p, fd)?;
+            control_to_host(p, via, &c)?
         } else {
             Vec::new()
         };

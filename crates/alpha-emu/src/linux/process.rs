@@ -979,6 +979,8 @@ fn replace_image(
     new.id = p.id;
     new.threads[0].tid = p.id.pid;
     new.threads[0].sigmask = p.threads[p.cur].sigmask;
+    // Descriptors survive execve, and so do those still in flight.
+    new.passed = std::mem::take(&mut p.passed);
     new.next_tid = p.id.pid + 1;
     new.cwd = p.cwd.clone();
     new.procs = p.procs.clone();

@@ -844,6 +844,62 @@ static int mmsg(void) {
     return 0;
 }
 
+/* A timerfd and an epoll instance passed in one SCM_RIGHTS message within
+ * the process: the received descriptors are the same open files (a timer
+ * disarmed through one is disarmed through the other; a descriptor added
+ * to the received epoll is watched by the original). */
+static int rights_guest_objects(void) {
+    int sv[2], pf[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) || pipe(pf)) return 9;
+    int tfd = timerfd_create(CLOCK_MONOTONIC, 0);
+    struct itimerspec its = {{5, 0}, {5, 0}};
+    show("arm the timer", timerfd_settime(tfd, 0, &its, 0));
+    int ep = epoll_create1(0);
+    int fds[2] = {tfd, ep};
+    char cbuf[CMSG_SPACE(sizeof fds)];
+    memset(cbuf, 0, sizeof cbuf);
+    struct iovec iov = {"T", 1};
+    struct msghdr m = {0};
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = cbuf;
+    m.msg_controllen = sizeof cbuf;
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(sizeof fds);
+    memcpy(CMSG_DATA(cm), fds, sizeof fds);
+    show("sendmsg a timerfd and an epoll", sendmsg(sv[0], &m, 0));
+    char rc[CMSG_SPACE(sizeof fds)];
+    char one;
+    struct iovec riov = {&one, 1};
+    struct msghdr r = {0};
+    r.msg_iov = &riov;
+    r.msg_iovlen = 1;
+    r.msg_control = rc;
+    r.msg_controllen = sizeof rc;
+    show("recvmsg", recvmsg(sv[1], &r, 0));
+    struct cmsghdr *rm = CMSG_FIRSTHDR(&r);
+    int got[2] = {-1, -1};
+    if (rm && rm->cmsg_level == SOL_SOCKET && rm->cmsg_type == SCM_RIGHTS &&
+        rm->cmsg_len == CMSG_LEN(sizeof got))
+        memcpy(got, CMSG_DATA(rm), sizeof got);
+    printf("got two new descriptors: %d\n", got[0] > ep && got[1] > ep);
+    struct itimerspec cur;
+    show("gettime through the received timerfd", timerfd_gettime(got[0], &cur));
+    printf("  armed, interval %ld s\n", (long)cur.it_interval.tv_sec);
+    struct itimerspec off = {{0, 0}, {0, 0}};
+    show("disarm through the received timerfd", timerfd_settime(got[0], 0, &off, 0));
+    timerfd_gettime(tfd, &cur);
+    printf("  the original is disarmed: %d\n", cur.it_value.tv_sec == 0 && cur.it_value.tv_nsec == 0);
+    struct epoll_event ev = {.events = EPOLLIN, .data.u64 = 42};
+    show("add a pipe through the received epoll", epoll_ctl(got[1], EPOLL_CTL_ADD, pf[0], &ev));
+    if (write(pf[1], "x", 1) != 1) return 9;
+    ep_wait(ep, 1000, "the original epoll sees it");
+    show("add it again through the original (EEXIST)", epoll_ctl(ep, EPOLL_CTL_ADD, pf[0], &ev));
+    return 0;
+}
+
 /* ------------------------------------------------------------ nested epoll */
 
 /* An epoll instance inside another: readable while the inner one has an
@@ -1080,6 +1136,7 @@ int main(int argc, char **argv) {
     if (!strcmp(w, "waitall")) return waitall();
     if (!strcmp(w, "mmsg")) return mmsg();
     if (!strcmp(w, "rights_pipe")) return rights_pipe();
+    if (!strcmp(w, "rights_guest_objects")) return rights_guest_objects();
     if (!strcmp(w, "nested_epoll")) return nested_epoll();
     if (!strcmp(w, "nested_epoll_et")) return nested_epoll_et();
     if (!strcmp(w, "partial")) return partial();
