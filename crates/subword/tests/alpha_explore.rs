@@ -5,7 +5,8 @@
 //! (through GNU parallel) never changing what is found, the merge's
 //! refusals, replay strings that do not fit, `--lock-range`,
 //! `--max-insns` and `--time-limit` as documented, `--svg` with nothing
-//! to draw, and guest time and `getrandom` fixed by the schedule.
+//! to draw, guest time and `getrandom` fixed by the schedule, and the
+//! progress bar on a terminal stderr only (under util-linux `script`).
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -789,4 +790,141 @@ fn options_the_strategy_ignores_are_named_in_a_warning() {
     assert!(err.is_empty(), "{err}");
     let err = stderr_of(&["--strategy", "exhaustive", "--preemptions", "1"]);
     assert!(err.is_empty(), "{err}");
+}
+
+/// `s` quoted for the shell `script -c` hands its command to.
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// Run the shell command line `cmd` with its standard input, output and
+/// error on a pseudo-terminal (util-linux `script -qfec CMD /dev/null`):
+/// its exit status and everything the terminal showed.
+fn on_a_terminal(script: &Path, cmd: &str) -> (Option<i32>, String) {
+    let o = Command::new(script)
+        .args(["-qfec", cmd, "/dev/null"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run script");
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+    )
+}
+
+/// Whether `text` holds a frame of the explore progress bar for a run of
+/// `total` schedules: `N/TOTAL schedules, R/s, K finding(s)`, N, R and K
+/// numbers (R as indicatif writes it, `1,234.5678`).
+fn shows_progress_bar(text: &str, total: u64) -> bool {
+    let marker = format!("/{total} schedules, ");
+    text.match_indices(&marker).any(|(i, _)| {
+        let done = text[..i].ends_with(|c: char| c.is_ascii_digit());
+        let rest = &text[i + marker.len()..];
+        let Some((rate, rest)) = rest.split_once("/s, ") else {
+            return false;
+        };
+        let rate_is_number = !rate.is_empty()
+            && rate
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == ',' || c == '.');
+        let digits = rest.chars().take_while(|c| c.is_ascii_digit()).count();
+        done && rate_is_number && digits > 0 && rest[digits..].starts_with(" finding(s)")
+    })
+}
+
+/// Whether any trace of the bar is in `text`: its frame, or the carriage
+/// returns and escape sequences it redraws with.
+fn any_of_the_bar(text: &str) -> bool {
+    text.contains(" schedules, ")
+        || text.contains("finding(s) ")
+        || text.contains('\r')
+        || text.contains('\x1b')
+}
+
+/// The progress bar is drawn on stderr when stderr is a terminal, also
+/// when stdout is redirected to a file (which gets the report alone, as
+/// with cargo), and nowhere when stderr is not a terminal or with
+/// `--json`; the report and exit status are the same either way.
+#[test]
+fn progress_bar_is_drawn_on_a_terminal_stderr_only_and_never_with_json() {
+    let Some(script) = testkit::require_tool("explore_progress_bar", "script", "bsdutils") else {
+        return;
+    };
+    let dir = testkit::scratch_dir("alpha_explore_progress_bar");
+    let bin = dir.join("byte_pair");
+    let src = cli_dir().join("byte_pair.s");
+    let b = bin.to_str().unwrap();
+    let o = subword(&["alpha", "asm", src.to_str().unwrap(), "-o", b]);
+    assert_eq!(o.status.code(), Some(0));
+    let args = ["alpha", "explore", "--cpu", "ev4", "--schedules", "300"];
+    let cmd = |extra: &[&str], redirect: &str| {
+        let mut v: Vec<String> = vec![sh_quote(env!("CARGO_BIN_EXE_subword"))];
+        v.extend(args.iter().chain(extra).map(|s| sh_quote(s)));
+        v.push(sh_quote(b));
+        v.push(redirect.to_string());
+        v.join(" ")
+    };
+    let report = "==== lost-store at ";
+
+    // Both on the terminal: the bar, then the report.
+    let (code, shown) = on_a_terminal(&script, &cmd(&[], ""));
+    assert_eq!(code, Some(1), "{shown}");
+    assert!(
+        shows_progress_bar(&shown, 300),
+        "no bar on a terminal: {shown:?}"
+    );
+    assert!(shown.contains(report), "{shown:?}");
+
+    // stdout to a file, stderr on the terminal: the bar on the terminal,
+    // the file the report alone.
+    let out = dir.join("report.txt");
+    let redirect = format!("> {}", sh_quote(out.to_str().unwrap()));
+    let (code, shown) = on_a_terminal(&script, &cmd(&[], &redirect));
+    assert_eq!(code, Some(1), "{shown}");
+    assert!(
+        shows_progress_bar(&shown, 300),
+        "no bar on a terminal stderr with stdout in a file: {shown:?}"
+    );
+    assert!(!shown.contains(report), "{shown:?}");
+    let file = std::fs::read_to_string(&out).unwrap();
+    assert!(file.contains(report), "{file:?}");
+    assert!(!any_of_the_bar(&file), "the bar in stdout's file: {file:?}");
+
+    // stderr to a file, stdout on the terminal: no bar anywhere.
+    let err = dir.join("stderr.txt");
+    let redirect = format!("2> {}", sh_quote(err.to_str().unwrap()));
+    let (code, shown) = on_a_terminal(&script, &cmd(&[], &redirect));
+    assert_eq!(code, Some(1), "{shown}");
+    assert!(shown.contains(report), "{shown:?}");
+    assert!(
+        !shown.contains(" schedules, ") && !shown.contains('\x1b'),
+        "a bar with stderr in a file: {shown:?}"
+    );
+    let file = std::fs::read_to_string(&err).unwrap();
+    assert!(!any_of_the_bar(&file), "the bar in stderr's file: {file:?}");
+
+    // --json on the terminal: no bar, and what the terminal showed is the
+    // JSON object alone (the terminal ends its lines with \r\n).
+    let (code, shown) = on_a_terminal(&script, &cmd(&["--json"], ""));
+    assert_eq!(code, Some(1), "{shown}");
+    assert!(
+        !shown.contains(" schedules, ") && !shown.contains('\x1b'),
+        "a bar with --json: {shown:?}"
+    );
+    let v: Value = serde_json::from_str(&shown.replace("\r\n", "\n"))
+        .unwrap_or_else(|e| panic!("not JSON alone ({e}): {shown:?}"));
+    assert_eq!(v["schedules_run"], 300);
+    only_finding(&v, "lost-store");
+
+    // Neither a terminal (both piped): nothing of it.
+    let mut v = args.to_vec();
+    v.push(b);
+    let o = subword(&v);
+    assert_eq!(o.status.code(), Some(1));
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(out.contains(report), "{out}");
+    assert!(!any_of_the_bar(&out) && !any_of_the_bar(&err), "{out}{err}");
 }

@@ -5,6 +5,13 @@
 //! of a finding's schedule. Exit 0: nothing found; 1: findings; 2: bad
 //! usage or input. Everything that decides what is found lives in the
 //! library; this file only parses, prints and draws.
+//!
+//! While schedules run, a progress bar (schedules done/total,
+//! schedules/s, findings so far) is drawn on stderr when stderr is a
+//! terminal and `--json` is not given, whatever stdout is: `explore PROG >
+//! report.txt` on a terminal shows the bar and the file gets the report
+//! alone (as cargo does); with stderr redirected, or `--json`, nothing of
+//! it is drawn anywhere. The report on stdout never carries any of it.
 
 use crate::{CmdResult, ExploreArgs, Failure, Outcome};
 use alpha_emu::explore::{self, replay::Schedule, Found, Reported, Settings, Strategy};
@@ -675,6 +682,8 @@ fn replay_report(
     Ok((report, made, decisions))
 }
 
+/// The progress bar for a run on `cpu`: on stderr, and only when stderr
+/// is a terminal and `--json` is not given (the module doc's rule).
 fn progress_bar(a: &ExploreArgs, cpu: &str) -> Option<indicatif::ProgressBar> {
     if a.json || !std::io::stderr().is_terminal() {
         return None;
