@@ -18,6 +18,28 @@ fn cli_dir() -> PathBuf {
     testkit::workspace_root().join("crates/subword/tests/c/explore_cli")
 }
 
+/// `tests/c/explore_cli/byte_pair.s` assembled by `subword alpha asm` in a
+/// scratch directory named `scratch`: the directory and the program.
+fn byte_pair(scratch: &str) -> (PathBuf, PathBuf) {
+    let dir = testkit::scratch_dir(scratch);
+    let bin = dir.join("byte_pair");
+    let src = cli_dir().join("byte_pair.s");
+    let o = subword(&[
+        "alpha",
+        "asm",
+        src.to_str().unwrap(),
+        "-o",
+        bin.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    (dir, bin)
+}
+
 /// Build `tests/c/explore_cli/NAME.c` (static, as the explorer programs).
 fn build_cli_program(test: &str, name: &str) -> Option<PathBuf> {
     let gcc = testkit::alpha_gcc(test)?;
@@ -371,22 +393,7 @@ fn cpu_list_explores_each_model_and_compares_them() {
 /// length PCT missed it within 50).
 #[test]
 fn pct_finds_a_one_decision_window_race_within_ten_schedules() {
-    let dir = testkit::scratch_dir("alpha_explore_pct_window");
-    let bin = dir.join("byte_pair");
-    let src = cli_dir().join("byte_pair.s");
-    let o = subword(&[
-        "alpha",
-        "asm",
-        src.to_str().unwrap(),
-        "-o",
-        bin.to_str().unwrap(),
-    ]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let (_, bin) = byte_pair("alpha_explore_pct_window");
     for seed in ["0", "1", "2", "3"] {
         let o = subword(&[
             "alpha",
@@ -416,12 +423,8 @@ fn pct_finds_a_one_decision_window_race_within_ten_schedules() {
 /// findings' (0 here), so replaying after a fix keeps working.
 #[test]
 fn replay_string_that_does_not_fit_the_program_is_named_in_a_warning() {
-    let dir = testkit::scratch_dir("alpha_explore_replay_misfit");
-    let bin = dir.join("byte_pair");
-    let src = cli_dir().join("byte_pair.s");
+    let (_, bin) = byte_pair("alpha_explore_replay_misfit");
     let b = bin.to_str().unwrap();
-    let o = subword(&["alpha", "asm", src.to_str().unwrap(), "-o", b]);
-    assert_eq!(o.status.code(), Some(0));
     let o = subword(&[
         "alpha",
         "explore",
@@ -476,12 +479,8 @@ fn replay_string_that_does_not_fit_the_program_is_named_in_a_warning() {
 /// exit 2. The complete set merges.
 #[test]
 fn merge_refuses_missing_repeated_mixed_shards_and_different_options() {
-    let dir = testkit::scratch_dir("alpha_explore_merge_refusals");
-    let bin = dir.join("byte_pair");
-    let src = cli_dir().join("byte_pair.s");
+    let (dir, bin) = byte_pair("alpha_explore_merge_refusals");
     let b = bin.to_str().unwrap();
-    let o = subword(&["alpha", "asm", src.to_str().unwrap(), "-o", b]);
-    assert_eq!(o.status.code(), Some(0));
     let shard = |name: &str, extra: &[&str]| {
         let mut args = vec!["alpha", "explore", "--cpu", "ev4", "--json"];
         args.extend_from_slice(&["--schedules", "20"]);
@@ -521,12 +520,8 @@ fn merge_refuses_missing_repeated_mixed_shards_and_different_options() {
 /// place).
 #[test]
 fn svg_without_a_finding_says_nothing_was_written() {
-    let dir = testkit::scratch_dir("alpha_explore_svg_none");
-    let bin = dir.join("byte_pair");
-    let src = cli_dir().join("byte_pair.s");
+    let (dir, bin) = byte_pair("alpha_explore_svg_none");
     let b = bin.to_str().unwrap();
-    let o = subword(&["alpha", "asm", src.to_str().unwrap(), "-o", b]);
-    assert_eq!(o.status.code(), Some(0));
     let svg = dir.join("none.svg");
     let s = svg.to_str().unwrap();
     // The default schedule (`S1`) loses no store.
@@ -612,12 +607,8 @@ fn lock_range_option_decides_contention_and_its_replay_command_keeps_it() {
 /// printed command shows the same finding under the same cut-off.
 #[test]
 fn max_insns_cuts_schedules_off_and_the_replay_command_keeps_the_limit() {
-    let dir = testkit::scratch_dir("alpha_explore_max_insns");
-    let bin = dir.join("byte_pair");
-    let src = cli_dir().join("byte_pair.s");
+    let (_, bin) = byte_pair("alpha_explore_max_insns");
     let b = bin.to_str().unwrap();
-    let o = subword(&["alpha", "asm", src.to_str().unwrap(), "-o", b]);
-    assert_eq!(o.status.code(), Some(0));
     let o = subword(&[
         "alpha",
         "explore",
@@ -667,12 +658,8 @@ fn max_insns_cuts_schedules_off_and_the_replay_command_keeps_the_limit() {
 /// cut when any shard was.
 #[test]
 fn time_limit_stops_the_exploration_and_json_says_it_timed_out() {
-    let dir = testkit::scratch_dir("alpha_explore_time_limit");
-    let bin = dir.join("byte_pair");
-    let src = cli_dir().join("byte_pair.s");
+    let (dir, bin) = byte_pair("alpha_explore_time_limit");
     let b = bin.to_str().unwrap();
-    let o = subword(&["alpha", "asm", src.to_str().unwrap(), "-o", b]);
-    assert_eq!(o.status.code(), Some(0));
     let run = |extra: &[&str]| {
         let mut args = vec!["alpha", "explore", "--cpu", "ev4", "--schedules", "50"];
         args.extend_from_slice(extra);
@@ -750,12 +737,8 @@ fn guest_time_and_getrandom_are_the_same_in_every_run_and_replay() {
 /// silently; given to their own strategy they draw no warning.
 #[test]
 fn options_the_strategy_ignores_are_named_in_a_warning() {
-    let dir = testkit::scratch_dir("alpha_explore_unused_options");
-    let bin = dir.join("byte_pair");
-    let src = cli_dir().join("byte_pair.s");
+    let (_, bin) = byte_pair("alpha_explore_unused_options");
     let b = bin.to_str().unwrap();
-    let o = subword(&["alpha", "asm", src.to_str().unwrap(), "-o", b]);
-    assert_eq!(o.status.code(), Some(0));
     let stderr_of = |extra: &[&str]| {
         let mut args = vec![
             "alpha",
@@ -850,12 +833,8 @@ fn progress_bar_is_drawn_on_a_terminal_stderr_only_and_never_with_json() {
     let Some(script) = testkit::require_tool("explore_progress_bar", "script", "bsdutils") else {
         return;
     };
-    let dir = testkit::scratch_dir("alpha_explore_progress_bar");
-    let bin = dir.join("byte_pair");
-    let src = cli_dir().join("byte_pair.s");
+    let (dir, bin) = byte_pair("alpha_explore_progress_bar");
     let b = bin.to_str().unwrap();
-    let o = subword(&["alpha", "asm", src.to_str().unwrap(), "-o", b]);
-    assert_eq!(o.status.code(), Some(0));
     let args = ["alpha", "explore", "--cpu", "ev4", "--schedules", "300"];
     let cmd = |extra: &[&str], redirect: &str| {
         let mut v: Vec<String> = vec![sh_quote(env!("CARGO_BIN_EXE_subword"))];
