@@ -98,6 +98,23 @@ fn tile_values(m: &Machine, t: u32, c: &Case) -> Vec<Option<u64>> {
     v
 }
 
+/// Assemble `text` and execute each command word; every one must execute.
+fn execute_words(m: &mut Machine, text: &str) {
+    for w in assemble(text).unwrap() {
+        assert_eq!(
+            m.execute_command_instruction(w),
+            CommandExecution::Executed,
+            "{text}"
+        );
+    }
+}
+
+/// Open the bundle `text` describes, then capture memory events from here.
+fn open_bundle(m: &mut Machine, text: &str) {
+    execute_words(m, text);
+    m.start_memory_event_capture(0);
+}
+
 /// A machine with background GM, tile 0 holding the source (for TSTORE),
 /// a0 = `base`, a1 = stride and the bundle opened by real command words.
 fn setup(c: &Case, base: u64) -> Machine {
@@ -140,14 +157,7 @@ fn setup(c: &Case, base: u64) -> Machine {
             c.dt, c.vc, c.vr, c.cols
         )
     };
-    for w in assemble(&text).unwrap() {
-        assert_eq!(
-            m.execute_command_instruction(w),
-            CommandExecution::Executed,
-            "{text}"
-        );
-    }
-    m.start_memory_event_capture(0);
+    open_bundle(&mut m, &text);
     m
 }
 
@@ -218,9 +228,7 @@ fn recovery_without_a_saved_context_is_refused_and_changes_nothing() {
 #[test]
 fn any_fault_saves_the_bundle_state_of_the_moment_into_ring_zero() {
     let mut m = Machine::new(4096);
-    for w in assemble("BSTART.TLOAD U8; B.DIM LB0, 4").unwrap() {
-        assert_eq!(m.execute_command_instruction(w), CommandExecution::Executed);
-    }
+    execute_words(&mut m, "BSTART.TLOAD U8; B.DIM LB0, 4");
     let live = m.bundle_state().clone();
     m.set_fault(Fault::TileLegality, None);
     let ctx = m.trap_context(0).unwrap();
@@ -312,14 +320,7 @@ fn indexed_setup(c: &Indexed, base: u64) -> Machine {
             c.dt
         )
     };
-    for w in assemble(&text).unwrap() {
-        assert_eq!(
-            m.execute_command_instruction(w),
-            CommandExecution::Executed,
-            "{text}"
-        );
-    }
-    m.start_memory_event_capture(0);
+    open_bundle(&mut m, &text);
     m
 }
 
@@ -462,14 +463,7 @@ fn four_pe_setup(f: &FourPe, bad: bool) -> Machine {
         "BSTART.TPREFETCH {}; B.DIM LB0, {}; B.DIM LB1, {}; B.DIM LB2, {}; B.IOR a0, a1",
         c.dt, c.vc, c.vr, c.cols
     );
-    for w in assemble(&text).unwrap() {
-        assert_eq!(
-            m.execute_command_instruction(w),
-            CommandExecution::Executed,
-            "{text}"
-        );
-    }
-    m.start_memory_event_capture(0);
+    open_bundle(&mut m, &text);
     m
 }
 
@@ -679,14 +673,7 @@ fn any_setup(t: &AnyTransfer, bad: bool) -> Machine {
         }
         _ => format!("BSTART.TPREFETCH {}; {dims}; B.IOR a0, a1", c.dt),
     };
-    for w in assemble(&text).unwrap() {
-        assert_eq!(
-            m.execute_command_instruction(w),
-            CommandExecution::Executed,
-            "{text}"
-        );
-    }
-    m.start_memory_event_capture(0);
+    open_bundle(&mut m, &text);
     m
 }
 
