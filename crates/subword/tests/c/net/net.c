@@ -246,6 +246,59 @@ static int unix_dgram(void) {
     return 0;
 }
 
+/* One byte `tag` carrying the `n` (at most 4) descriptors `fds` in an
+ * SCM_RIGHTS message; sendmsg's result. */
+static long send_fds(int sock, char tag, const int *fds, int n) {
+    char cbuf[CMSG_SPACE(4 * sizeof(int))];
+    memset(cbuf, 0, sizeof cbuf);
+    struct iovec iov = {&tag, 1};
+    struct msghdr m = {0};
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = cbuf;
+    m.msg_controllen = CMSG_SPACE(n * sizeof(int));
+    struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
+    cm->cmsg_level = SOL_SOCKET;
+    cm->cmsg_type = SCM_RIGHTS;
+    cm->cmsg_len = CMSG_LEN(n * sizeof(int));
+    memcpy(CMSG_DATA(cm), fds, n * sizeof(int));
+    return sendmsg(sock, &m, 0);
+}
+
+/* What recv_fds saw: recvmsg's result, whether the first control message
+ * is at SOL_SOCKET, its cmsg_len and the msg_controllen the kernel left. */
+struct rights {
+    long ret;
+    int level_ok, cmsg_len, controllen;
+};
+
+/* Receive one byte with room for `n` (at most 4) descriptors; `got` holds
+ * those an SCM_RIGHTS message brought, -1 for the rest. */
+static struct rights recv_fds(int sock, int *got, int n) {
+    char rc[CMSG_SPACE(4 * sizeof(int))];
+    char one;
+    struct iovec riov = {&one, 1};
+    struct msghdr r = {0};
+    r.msg_iov = &riov;
+    r.msg_iovlen = 1;
+    r.msg_control = rc;
+    r.msg_controllen = CMSG_SPACE(n * sizeof(int));
+    struct rights out = {0};
+    out.ret = recvmsg(sock, &r, 0);
+    out.controllen = (int)r.msg_controllen;
+    for (int i = 0; i < n; i++)
+        got[i] = -1;
+    struct cmsghdr *rm = CMSG_FIRSTHDR(&r);
+    if (!rm) return out;
+    out.level_ok = rm->cmsg_level == SOL_SOCKET;
+    out.cmsg_len = (int)rm->cmsg_len;
+    if (out.level_ok && rm->cmsg_type == SCM_RIGHTS && rm->cmsg_len >= CMSG_LEN(0)) {
+        size_t k = (rm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        memcpy(got, CMSG_DATA(rm), (k < (size_t)n ? k : (size_t)n) * sizeof(int));
+    }
+    return out;
+}
+
 static int pair_and_rights(void) {
     int sv[2];
     show("socketpair stream", socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv));
@@ -255,36 +308,12 @@ static int pair_and_rights(void) {
     /* Pass one end of a second pair over the first. */
     int inner[2];
     socketpair(AF_UNIX, SOCK_STREAM, 0, inner);
-    char cbuf[CMSG_SPACE(sizeof(int))];
-    memset(cbuf, 0, sizeof cbuf);
-    struct iovec iov = {"F", 1};
-    struct msghdr m = {0};
-    m.msg_iov = &iov;
-    m.msg_iovlen = 1;
-    m.msg_control = cbuf;
-    m.msg_controllen = sizeof cbuf;
-    struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-    cm->cmsg_level = SOL_SOCKET;
-    cm->cmsg_type = SCM_RIGHTS;
-    cm->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(cm), &inner[1], sizeof(int));
-    show("sendmsg rights", sendmsg(sv[0], &m, 0));
+    show("sendmsg rights", send_fds(sv[0], 'F', &inner[1], 1));
     close(inner[1]);
-    char rc[CMSG_SPACE(sizeof(int))];
-    char one;
-    struct iovec riov = {&one, 1};
-    struct msghdr r = {0};
-    r.msg_iov = &riov;
-    r.msg_iovlen = 1;
-    r.msg_control = rc;
-    r.msg_controllen = sizeof rc;
-    show("recvmsg rights", recvmsg(sv[1], &r, 0));
-    struct cmsghdr *rm = CMSG_FIRSTHDR(&r);
-    int passed = -1;
-    if (rm && rm->cmsg_level == SOL_SOCKET && rm->cmsg_type == SCM_RIGHTS)
-        memcpy(&passed, CMSG_DATA(rm), sizeof(int));
-    printf("cmsg: level ok %d len %d controllen %d\n", rm && rm->cmsg_level == SOL_SOCKET,
-           rm ? (int)rm->cmsg_len : 0, (int)r.msg_controllen);
+    int passed;
+    struct rights got = recv_fds(sv[1], &passed, 1);
+    show("recvmsg rights", got.ret);
+    printf("cmsg: level ok %d len %d controllen %d\n", got.level_ok, got.cmsg_len, got.controllen);
     show("write inner", write(inner[0], "via", 3));
     int avail = -1;
     show("fionread", ioctl(passed, FIONREAD, &avail));
@@ -712,34 +741,10 @@ static int rights_pipe(void) {
     int sv[2], pf[2];
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) || pipe(pf)) return 9;
     show("write before", write(pf[1], "before-", 7));
-    char cbuf[CMSG_SPACE(sizeof(int))];
-    memset(cbuf, 0, sizeof cbuf);
-    struct iovec iov = {"P", 1};
-    struct msghdr m = {0};
-    m.msg_iov = &iov;
-    m.msg_iovlen = 1;
-    m.msg_control = cbuf;
-    m.msg_controllen = sizeof cbuf;
-    struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-    cm->cmsg_level = SOL_SOCKET;
-    cm->cmsg_type = SCM_RIGHTS;
-    cm->cmsg_len = CMSG_LEN(sizeof(int));
-    memcpy(CMSG_DATA(cm), &pf[0], sizeof(int));
-    show("sendmsg a pipe's read end", sendmsg(sv[0], &m, 0));
+    show("sendmsg a pipe's read end", send_fds(sv[0], 'P', &pf[0], 1));
     close(pf[0]);
-    char rc[CMSG_SPACE(sizeof(int))];
-    char one;
-    struct iovec riov = {&one, 1};
-    struct msghdr r = {0};
-    r.msg_iov = &riov;
-    r.msg_iovlen = 1;
-    r.msg_control = rc;
-    r.msg_controllen = sizeof rc;
-    show("recvmsg", recvmsg(sv[1], &r, 0));
-    struct cmsghdr *rm = CMSG_FIRSTHDR(&r);
-    int passed = -1;
-    if (rm && rm->cmsg_level == SOL_SOCKET && rm->cmsg_type == SCM_RIGHTS)
-        memcpy(&passed, CMSG_DATA(rm), sizeof(int));
+    int passed;
+    show("recvmsg", recv_fds(sv[1], &passed, 1).ret);
     printf("got a descriptor: %d\n", passed >= 0);
     show("write after", write(pf[1], "after", 5));
     close(pf[1]);
@@ -856,34 +861,9 @@ static int rights_guest_objects(void) {
     show("arm the timer", timerfd_settime(tfd, 0, &its, 0));
     int ep = epoll_create1(0);
     int fds[2] = {tfd, ep};
-    char cbuf[CMSG_SPACE(sizeof fds)];
-    memset(cbuf, 0, sizeof cbuf);
-    struct iovec iov = {"T", 1};
-    struct msghdr m = {0};
-    m.msg_iov = &iov;
-    m.msg_iovlen = 1;
-    m.msg_control = cbuf;
-    m.msg_controllen = sizeof cbuf;
-    struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
-    cm->cmsg_level = SOL_SOCKET;
-    cm->cmsg_type = SCM_RIGHTS;
-    cm->cmsg_len = CMSG_LEN(sizeof fds);
-    memcpy(CMSG_DATA(cm), fds, sizeof fds);
-    show("sendmsg a timerfd and an epoll", sendmsg(sv[0], &m, 0));
-    char rc[CMSG_SPACE(sizeof fds)];
-    char one;
-    struct iovec riov = {&one, 1};
-    struct msghdr r = {0};
-    r.msg_iov = &riov;
-    r.msg_iovlen = 1;
-    r.msg_control = rc;
-    r.msg_controllen = sizeof rc;
-    show("recvmsg", recvmsg(sv[1], &r, 0));
-    struct cmsghdr *rm = CMSG_FIRSTHDR(&r);
-    int got[2] = {-1, -1};
-    if (rm && rm->cmsg_level == SOL_SOCKET && rm->cmsg_type == SCM_RIGHTS &&
-        rm->cmsg_len == CMSG_LEN(sizeof got))
-        memcpy(got, CMSG_DATA(rm), sizeof got);
+    show("sendmsg a timerfd and an epoll", send_fds(sv[0], 'T', fds, 2));
+    int got[2];
+    show("recvmsg", recv_fds(sv[1], got, 2).ret);
     printf("got two new descriptors: %d\n", got[0] > ep && got[1] > ep);
     struct itimerspec cur;
     show("gettime through the received timerfd", timerfd_gettime(got[0], &cur));
