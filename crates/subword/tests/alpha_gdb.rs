@@ -60,11 +60,12 @@ fn gdb_breaks_at_main_steps_reads_registers_and_memory_watches_and_continues_to_
 
 /// gdb-multiarch and `src` built static with debug information as
 /// `name`, or `None` (said plainly) when GDB or the cross compiler is
-/// missing.
+/// missing. Each test builds in its own scratch directory (named `test`),
+/// since a scratch directory starts empty and tests run in parallel.
 fn prepare(test: &str, name: &str, src: &str) -> Option<(std::path::PathBuf, std::path::PathBuf)> {
     let gdb = testkit::require_tool(test, "gdb-multiarch", "gdb-multiarch")?;
     let gcc = testkit::alpha_gcc(test)?;
-    let dir = testkit::scratch_dir("alpha_gdb");
+    let dir = testkit::scratch_dir(test);
     let bin = testkit::compile_c(
         &gcc,
         &dir,
