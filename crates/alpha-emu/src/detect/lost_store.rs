@@ -328,47 +328,85 @@ impl LostStore {
         if rec.kind == AccessKind::StoreConditionalFailed {
             return;
         }
+        if rec.size == 8 && rec.addr & 7 == 0 {
+            // One whole aligned quadword (LDQ_U/STQ_U, LDQ/STQ, the stack):
+            // the same steps as below with the piece's constants known.
+            let q = rec.addr;
+            if rec.is_store {
+                self.store_piece(thread, rec, seq, (q, 0, 8, 0), seen, out);
+            } else {
+                self.load_piece(thread, rec, seq, (q, 0, 8, 0));
+            }
+            return;
+        }
         let (ps, np) = pieces(rec.addr, rec.size);
         if !rec.is_store {
-            for &(q, lo, n, off) in &ps[..np] {
-                let i = self.slot(q);
-                let quad = &mut self.quads[i];
-                let m = byte_mask(lo, n);
-                let bm = bytes_of(m);
-                let v = placed(rec.value, lo, off) & bm;
-                quad.val = (quad.val & !bm) | v;
-                quad.known |= m;
-                let l = quad.loads_of_mut(thread);
-                l.val = (l.val & !bm) | v;
-                if n == 8 {
-                    // A whole quadword (LDQ_U, LDQ): whole-array stores.
-                    l.seq = [seq; 8];
-                    l.pc = [rec.pc; 8];
-                } else {
-                    l.seq[lo..lo + n].fill(seq);
-                    l.pc[lo..lo + n].fill(rec.pc);
-                }
+            for &piece in &ps[..np] {
+                self.load_piece(thread, rec, seq, piece);
             }
+            return;
+        }
+        if np == 1 {
+            self.store_piece(thread, rec, seq, ps[0], seen, out);
             return;
         }
         let partial_idiom = rec.kind == AccessKind::UnalignedQuad;
-        if np == 1 {
-            // One quadword (nearly every store): look its entry up once,
-            // and run the full check only where a byte could be lost.
-            let (q, lo, n, off) = ps[0];
-            let i = self.slot(q);
-            if self.may_lose(i, thread, rec.value, lo, n, off) {
-                self.check(thread, rec, &ps[..1], seen, out);
-            }
-            self.record_store(i, thread, rec, seq, (lo, n, off), partial_idiom);
-            return;
-        }
         // Check every piece before recording any (a report reads them all).
         self.check(thread, rec, &ps[..np], seen, out);
         for &(q, lo, n, off) in &ps[..np] {
             let i = self.slot(q);
             self.record_store(i, thread, rec, seq, (lo, n, off), partial_idiom);
         }
+    }
+
+    /// Load `rec`'s bytes `lo..lo + n` of quadword `q` (from byte `off` of
+    /// the access) as thread `thread`'s most recent load of them.
+    #[inline(always)]
+    fn load_piece(
+        &mut self,
+        thread: u32,
+        rec: &AccessRecord,
+        seq: u64,
+        (q, lo, n, off): (u64, usize, usize, usize),
+    ) {
+        let i = self.slot(q);
+        let quad = &mut self.quads[i];
+        let m = byte_mask(lo, n);
+        let bm = bytes_of(m);
+        let v = placed(rec.value, lo, off) & bm;
+        quad.val = (quad.val & !bm) | v;
+        quad.known |= m;
+        let l = quad.loads_of_mut(thread);
+        l.val = (l.val & !bm) | v;
+        if n == 8 {
+            // A whole quadword (LDQ_U, LDQ): whole-array stores.
+            l.seq = [seq; 8];
+            l.pc = [rec.pc; 8];
+        } else {
+            l.seq[lo..lo + n].fill(seq);
+            l.pc[lo..lo + n].fill(rec.pc);
+        }
+    }
+
+    /// A store within one quadword (nearly every store): look its entry
+    /// up once, and run the full check only where a byte could be lost.
+    #[inline(always)]
+    fn store_piece(
+        &mut self,
+        thread: u32,
+        rec: &AccessRecord,
+        seq: u64,
+        piece: (u64, usize, usize, usize),
+        seen: &FxHashSet<(Kind, u64, Option<u64>)>,
+        out: &mut Vec<Finding>,
+    ) {
+        let (q, lo, n, off) = piece;
+        let i = self.slot(q);
+        if self.may_lose(i, thread, rec.value, lo, n, off) {
+            self.check(thread, rec, &[piece], seen, out);
+        }
+        let partial_idiom = rec.kind == AccessKind::UnalignedQuad;
+        self.record_store(i, thread, rec, seq, (lo, n, off), partial_idiom);
     }
 
     /// Record store `rec` as the last writer of its footprint in quadword

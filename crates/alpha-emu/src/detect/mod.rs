@@ -208,8 +208,9 @@ impl Detectors {
 
     /// Every traced access in the global order it happened. `thread` is the
     /// guest thread id (the caller maps `AccessRecord::agent` to it).
+    /// `true` when the access added a finding to [`Detectors::findings`].
     #[inline]
-    pub fn access(&mut self, thread: u32, rec: &AccessRecord, code: &dyn CodeView) {
+    pub fn access(&mut self, thread: u32, rec: &AccessRecord, code: &dyn CodeView) -> bool {
         self.seq += 1;
         self.lost
             .access(thread, rec, self.seq, &self.seen, &mut self.scratch);
@@ -227,18 +228,19 @@ impl Detectors {
         if llsc || self.progress.watching() {
             self.progress.access(thread, rec, code, &mut self.scratch);
         }
-        if !self.scratch.is_empty() {
-            self.keep();
-        }
+        !self.scratch.is_empty() && self.keep()
     }
 
+    /// Keep the new findings of sites not seen yet; `true` if any.
     #[cold]
-    fn keep(&mut self) {
+    fn keep(&mut self) -> bool {
+        let before = self.findings.len();
         for f in self.scratch.drain(..) {
             if self.seen.insert(f.site_key()) {
                 self.findings.push(f);
             }
         }
+        self.findings.len() > before
     }
 
     /// The thread took an event at `pc` (system call, signal delivery, trap).

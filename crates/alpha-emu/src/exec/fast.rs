@@ -489,9 +489,10 @@ fn run_loop<const TR: bool, const SP: bool>(
     // while tracing, which compiled code does not report).
     let thr = if TR || SP { 0 } else { ic.jit_threshold() };
     let uniq = ic.inline_rduniq();
-    // With `SP`: set once the first instruction has been looked at; from
-    // then on a scheduling point stops the loop before it executes.
-    let mut armed = false;
+    // With `SP`, a scheduling point stops the loop before it executes,
+    // unless it is the first instruction looked at (`left == budget`
+    // there, and below `budget` from then on: the only slot that gives
+    // its budget back, the end-of-page one, is never the first).
     // Skip the arrival check once: when the last pass of the outer loop
     // came back from compiled code stopped at `pc` (an instruction to
     // interpret before entering compiled code again; not after a branch
@@ -603,16 +604,6 @@ fn run_loop<const TR: bool, const SP: bool>(
                 break 'outer (Event::BudgetExhausted, false);
             }
             let u = &block[idx];
-            if SP {
-                if armed && is_point(u) {
-                    if mem.point_passes() == 0 {
-                        pc = at!(idx);
-                        break 'outer (Event::BudgetExhausted, false);
-                    }
-                    mem.pass_point();
-                }
-                armed = true;
-            }
             left -= 1;
             let r = &mut cpu.r;
             let (ra, rb, rc) = (
@@ -634,6 +625,20 @@ fn run_loop<const TR: bool, const SP: bool>(
                         idx += 1;
                     }
                 }};
+            }
+            // A data access (`is_point`): with `SP`, stop before it, or
+            // run through it while passes are left.
+            macro_rules! point {
+                () => {
+                    if SP && left + 1 != budget {
+                        if mem.point_passes() == 0 {
+                            left += 1;
+                            pc = at!(idx);
+                            break 'outer (Event::BudgetExhausted, false);
+                        }
+                        mem.pass_point();
+                    }
+                };
             }
             macro_rules! memop {
                 ($f:expr, $store:expr) => {{
@@ -876,26 +881,48 @@ fn run_loop<const TR: bool, const SP: bool>(
                     }
                     idx += 1;
                 }
-                K::Ldq => memop!(mem::ldq::<TR>, false),
-                K::Ldl => memop!(mem::ldl::<TR>, false),
-                K::LdqU => memop!(mem::ldq_u::<TR>, false),
-                K::Stq => memop!(mem::stq::<TR>, true),
-                K::Stl => memop!(mem::stl::<TR>, true),
-                K::StqU => memop!(mem::stq_u::<TR>, true),
+                K::Ldq => {
+                    point!();
+                    memop!(mem::ldq::<TR>, false)
+                }
+                K::Ldl => {
+                    point!();
+                    memop!(mem::ldl::<TR>, false)
+                }
+                K::LdqU => {
+                    point!();
+                    memop!(mem::ldq_u::<TR>, false)
+                }
+                K::Stq => {
+                    point!();
+                    memop!(mem::stq::<TR>, true)
+                }
+                K::Stl => {
+                    point!();
+                    memop!(mem::stl::<TR>, true)
+                }
+                K::StqU => {
+                    point!();
+                    memop!(mem::stq_u::<TR>, true)
+                }
                 // BWX (Handbook §4.2, §4.7.x): OPCDEC on models without it.
                 K::Ldbu => {
+                    point!();
                     bwx!();
                     memop!(mem::ldbu::<TR>, false)
                 }
                 K::Stb => {
+                    point!();
                     bwx!();
                     memop!(mem::stb::<TR>, true)
                 }
                 K::Ldwu => {
+                    point!();
                     bwx!();
                     memop!(mem::ldwu::<TR>, false)
                 }
                 K::Stw => {
+                    point!();
                     bwx!();
                     memop!(mem::stw::<TR>, true)
                 }
@@ -946,6 +973,9 @@ fn run_loop<const TR: bool, const SP: bool>(
                     }
                 }
                 K::Generic => {
+                    if SP && is_access(u.insn.op) {
+                        point!();
+                    }
                     let here = at!(idx);
                     let count = start + (budget - left);
                     if TR {

@@ -542,22 +542,28 @@ fn drive(
         // Points run through before the record at hand: its decision is
         // `base + mark`, as if the step had stopped at each of them.
         let mut mark = 0usize;
+        // The trace index of the next mark not yet passed.
+        let mut next_mark = marks.first().copied().unwrap_or(usize::MAX);
+        let (record_windows, watch) = (spec.record_windows, spec.watch);
         // A step's records are all its thread's: look the thread up once
         // per agent seen, not once per record.
         let mut agent = (usize::MAX, 0usize, 0u32);
         for (i, rec) in trace.iter().enumerate() {
-            while mark < marks.len() && marks[mark] <= i {
-                if spec.record_windows {
-                    open_window_decision(&mut open, &in_window, next, base + mark as u64);
+            if next_mark <= i {
+                while mark < marks.len() && marks[mark] <= i {
+                    if record_windows {
+                        open_window_decision(&mut open, &in_window, next, base + mark as u64);
+                    }
+                    mark += 1;
                 }
-                mark += 1;
+                next_mark = marks.get(mark).copied().unwrap_or(usize::MAX);
             }
             if agent.0 != rec.agent {
                 let t = agent_thread(p, rec);
                 agent = (rec.agent, t, p.threads[t].tid);
             }
             let (_, t, tid) = agent;
-            if spec.record_windows {
+            if record_windows {
                 if open.len() <= t {
                     open.resize_with(t + 1, || (u64::MAX, Vec::new()));
                 }
@@ -588,7 +594,7 @@ fn drive(
                 // the aligned LDL/LDQ…STL/STQ merges of the same shape.
                 *w = true;
             }
-            if spec.watch == Some(rec.addr & !7) {
+            if watch.is_some() && watch == Some(rec.addr & !7) {
                 out.steps.push(Step {
                     thread: t as u32,
                     pc: rec.pc,
@@ -598,8 +604,7 @@ fn drive(
                     kind: rec.kind,
                 });
             }
-            det.access(tid, rec, &p.machine.mem as &dyn CodeView);
-            if det.findings().len() > seen_findings {
+            if det.access(tid, rec, &p.machine.mem as &dyn CodeView) {
                 collect(
                     det,
                     p,
