@@ -362,23 +362,45 @@ impl<'a> Emitter<'a> {
         blk
     }
 
+    /// Fill the exit blocks: each adds its refund to the budget and jumps
+    /// with (pc, budget, why) to one shared block that stores them and
+    /// returns, so the region has one epilogue, not one per exit.
     fn fill_exits(&mut self) {
-        for (blk, pc, refund, why) in std::mem::take(&mut self.exits) {
+        let exits = std::mem::take(&mut self.exits);
+        if exits.is_empty() {
+            return;
+        }
+        let out = self.b.create_block();
+        self.b.set_cold_block(out);
+        let pc_p = self.b.append_block_param(out, I64);
+        let left_p = self.b.append_block_param(out, I64);
+        let why_p = self.b.append_block_param(out, I64);
+        for (blk, pc, refund, why) in exits {
             let b = &mut self.b;
             b.switch_to_block(blk);
             let l = b.use_var(self.left);
-            let l = b.ins().iadd_imm_s(l, refund as i64);
-            b.ins()
-                .store(trusted(), l, self.ctx, offset_of!(JitCtx, left) as i32);
+            let l = if refund == 0 {
+                l
+            } else {
+                b.ins().iadd_imm_s(l, refund as i64)
+            };
             let w = b.ins().iconst(I64, why as i64);
-            b.ins()
-                .store(trusted(), w, self.ctx, offset_of!(JitCtx, exit) as i32);
             let pc = match pc {
                 Pc::Const(x) => b.ins().iconst(I64, x as i64),
                 Pc::Val(v) => v,
             };
-            b.ins().return_(&[pc]);
+            b.ins().jump(
+                out,
+                &[BlockArg::Value(pc), BlockArg::Value(l), BlockArg::Value(w)],
+            );
         }
+        let b = &mut self.b;
+        b.switch_to_block(out);
+        b.ins()
+            .store(trusted(), left_p, self.ctx, offset_of!(JitCtx, left) as i32);
+        b.ins()
+            .store(trusted(), why_p, self.ctx, offset_of!(JitCtx, exit) as i32);
+        b.ins().return_(&[pc_p]);
     }
 
     fn emit(mut self, config: cranelift_codegen::isa::TargetFrontendConfig) {
