@@ -192,16 +192,20 @@ const FP_TEMPLATES: &[&str] = &[
     "stq A, D($9)",
 ];
 
+/// A template's operands filled in: X, Y, Z are $f1–$f8, A is $1–$8 (from
+/// `x`), D a quadword-aligned displacement below 4 KiB.
+fn fill_operands(t: &str, x: u8, y: u8, z: u8, d: u16) -> String {
+    t.replace('X', &format!("$f{}", 1 + x % 8))
+        .replace('Y', &format!("$f{}", 1 + y % 8))
+        .replace('Z', &format!("$f{}", 1 + z % 8))
+        .replace('A', &format!("${}", 1 + x % 8))
+        .replace('D', &format!("{}", (d % 512) * 8))
+}
+
 fn render_fp(choices: &[(usize, u8, u8, u8, u16)]) -> String {
     let mut s = String::new();
     for &(t, x, y, z, d) in choices {
-        let t = FP_TEMPLATES[t % FP_TEMPLATES.len()];
-        let line = t
-            .replace('X', &format!("$f{}", 1 + x % 8))
-            .replace('Y', &format!("$f{}", 1 + y % 8))
-            .replace('Z', &format!("$f{}", 1 + z % 8))
-            .replace('A', &format!("${}", 1 + x % 8))
-            .replace('D', &format!("{}", (d % 512) * 8));
+        let line = fill_operands(FP_TEMPLATES[t % FP_TEMPLATES.len()], x, y, z, d);
         s += &format!("    {line}\n    addq $10, 1, $10\n1:\n");
     }
     s
@@ -345,13 +349,7 @@ fn render_ieee(choices: &[(usize, u8, u8, u8, u8, u16)]) -> String {
     let mut s = String::new();
     for &(t, x, y, z, q, d) in choices {
         let (t, quals) = IEEE_TEMPLATES[t % IEEE_TEMPLATES.len()];
-        let line = t
-            .replace('Q', quals[q as usize % quals.len()])
-            .replace('X', &format!("$f{}", 1 + x % 8))
-            .replace('Y', &format!("$f{}", 1 + y % 8))
-            .replace('Z', &format!("$f{}", 1 + z % 8))
-            .replace('A', &format!("${}", 1 + x % 8))
-            .replace('D', &format!("{}", (d % 512) * 8));
+        let line = fill_operands(&t.replace('Q', quals[q as usize % quals.len()]), x, y, z, d);
         s += &format!("    {line}\n    addq $10, 1, $10\n1:\n");
     }
     s
