@@ -3,11 +3,14 @@
 //! next decision and the same chooser asked at every decision run the same
 //! schedule, with the same decision count, findings and replay string, and
 //! the default schedule's write-back windows (what PCT aims at) are the
-//! same decisions whether the run stopped at each of them or not.
+//! same decisions whether the run stopped at each of them or not. A run
+//! told to end where a site first shows (`Spec::until`, what minimising
+//! uses) records that finding as the whole run does.
 
 use alpha_emu::explore::replay::Schedule;
 use alpha_emu::explore::run::{self, Chooser, Decision, Outcome, Replay, Spec};
 use alpha_emu::explore::strategy::{Random, Rng};
+use alpha_emu::explore::SiteKey;
 use alpha_emu::linux::Options;
 
 /// `inner`, asked at every decision.
@@ -37,9 +40,14 @@ fn opts(path: &str) -> Options {
     o
 }
 
-fn run_with(
+fn run_with(prog: &(Vec<u8>, String), record_windows: bool, chooser: &mut dyn Chooser) -> Outcome {
+    run_until(prog, record_windows, None, chooser)
+}
+
+fn run_until(
     (elf, path): &(Vec<u8>, String),
     record_windows: bool,
+    until: Option<&SiteKey>,
     chooser: &mut dyn Chooser,
 ) -> Outcome {
     let opts = opts(path);
@@ -52,6 +60,7 @@ fn run_with(
         record_taken: false,
         record_windows,
         watch: None,
+        until,
     };
     run::run(&spec, chooser).expect("run")
 }
@@ -102,4 +111,48 @@ fn write_back_windows_are_the_same_decisions_when_the_run_goes_through_them() {
     );
     assert_eq!(through.windows, every.windows);
     assert_eq!(summary(&through), summary(&every));
+}
+
+#[test]
+fn a_run_ended_where_a_site_first_shows_records_that_finding_as_the_whole_run_does() {
+    let Some(prog) = program("run_until_site") else {
+        return;
+    };
+    let mut shorter = 0;
+    for index in 1..9 {
+        let rng = Rng::for_schedule(0, index);
+        let whole = run_with(&prog, false, &mut Random::new(rng));
+        let Some((first, k)) = whole.findings.first().cloned() else {
+            continue;
+        };
+        let key = first.site_key();
+        let sched = whole.schedule.clone();
+        let cut = run_until(&prog, false, Some(&key), &mut Replay::new(&sched));
+        let (f, kk) = cut
+            .findings
+            .iter()
+            .find(|(f, _)| f.site_key() == key)
+            .expect("the cut run shows the site");
+        assert_eq!(
+            format!("{f:?}@{kk}"),
+            format!("{first:?}@{k}"),
+            "schedule {index}"
+        );
+        let upto = |s: &Schedule| {
+            s.switches
+                .iter()
+                .filter(|w| w.k <= k)
+                .map(|w| (w.k, w.thread))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            upto(&cut.schedule),
+            upto(&whole.schedule),
+            "schedule {index}"
+        );
+        assert!(cut.insns <= whole.insns);
+        shorter += (cut.insns < whole.insns) as u32;
+    }
+    // The race shows early in adjacent_chars: ending there saves work.
+    assert!(shorter > 0, "no run ended before the program did");
 }

@@ -144,6 +144,9 @@ pub struct Settings {
     pub jobs: usize,
     /// (I, N): this is shard I (1-based) of N.
     pub shard: (u64, u64),
+    /// Record each reported finding's [`Reported::steps`] (for `--svg`): a
+    /// further run of its minimised schedule to the end.
+    pub record_steps: bool,
 }
 
 impl Settings {
@@ -159,6 +162,7 @@ impl Settings {
             time_limit: None,
             jobs: 1,
             shard: (1, 1),
+            record_steps: false,
         }
     }
 
@@ -195,10 +199,12 @@ pub struct Reported {
     pub original_preemptions: usize,
     /// How many schedules showed it.
     pub hits: u64,
-    /// Accesses to the finding's quadword in the minimised schedule.
+    /// Accesses to the finding's quadword in the minimised schedule (with
+    /// [`Settings::record_steps`], else empty).
     pub steps: Vec<run::Step>,
-    /// The ELF files mapped executable at the end of the minimised
-    /// schedule: what names the finding's pcs (program, libraries).
+    /// The ELF files mapped executable when the minimised schedule showed
+    /// the finding (at its end with [`Settings::record_steps`]): what names
+    /// the finding's pcs (program, libraries).
     pub objects: Vec<crate::symbols::LoadedObject>,
 }
 
@@ -258,6 +264,7 @@ pub fn replay_one(
         record_taken: false,
         record_windows: false,
         watch,
+        until: None,
     };
     run::run(&spec, &mut Replay::new(schedule))
 }
@@ -299,6 +306,7 @@ impl Job<'_> {
             record_taken,
             record_windows: false,
             watch: None,
+            until: None,
         }
     }
 
@@ -434,10 +442,13 @@ pub fn explore(
     for key in &col.order {
         let (f, sched, first_schedule, hits) = col.found[key].clone();
         let original = sched.preemptions();
-        let (found_min, sched_min) = minimise(&job, &start, key, f, sched);
-        let (steps, objects) = replay_one(elf, s, &sched_min, watch_of(&found_min))
-            .map(|o| (o.steps, o.objects))
-            .unwrap_or_default();
+        let (found_min, sched_min, objects) = minimise(&job, &start, key, f, sched);
+        let (steps, objects) = match objects {
+            Some(objects) if !s.record_steps => (Vec::new(), objects),
+            _ => replay_one(elf, s, &sched_min, watch_of(&found_min))
+                .map(|o| (if s.record_steps { o.steps } else { Vec::new() }, o.objects))
+                .unwrap_or_default(),
+        };
         rep.findings.push(Reported {
             found: found_min,
             schedule: sched_min,
@@ -578,22 +589,23 @@ fn exhaustive(
     Ok(())
 }
 
-/// Does the run of `sched` show `key`? Then with the finding and the
-/// decision where it appeared.
-fn shows(
-    job: &Job<'_>,
-    start: &run::Start,
-    key: &SiteKey,
-    sched: &Schedule,
-) -> Option<(Found, u64, Schedule)> {
-    let o = run::run(&job.spec(start, false), &mut Replay::new(sched)).ok()?;
+/// What a run that shows a finding's site saw: the finding, the schedule
+/// cut after the decision where it appeared, and the loaded objects then.
+type Shown = (Found, Schedule, Vec<crate::symbols::LoadedObject>);
+
+/// Does the run of `sched` show `key`? Then what it saw. The run ends as
+/// soon as the site appears ([`Spec::until`]).
+fn shows(job: &Job<'_>, start: &run::Start, key: &SiteKey, sched: &Schedule) -> Option<Shown> {
+    let mut spec = job.spec(start, false);
+    spec.until = Some(key);
+    let o = run::run(&spec, &mut Replay::new(sched)).ok()?;
     o.findings
         .into_iter()
         .find(|(f, _)| &f.site_key() == key)
         .map(|(f, k)| {
-            let mut s = o.schedule.clone();
+            let mut s = o.schedule;
             s.switches.retain(|w| w.k <= k);
-            (f, k, s)
+            (f, s, o.objects)
         })
 }
 
@@ -604,12 +616,7 @@ pub const ONE_PREEMPTION_TRIES: usize = 64;
 /// one: from the default schedule, switch from the finding's `by` thread to
 /// its other thread at a decision where `by` is inside a window (the shape
 /// of a lost store or a broken reservation), earliest first.
-fn one_preemption(
-    job: &Job<'_>,
-    start: &run::Start,
-    key: &SiteKey,
-    f: &Found,
-) -> Option<(Found, Schedule)> {
+fn one_preemption(job: &Job<'_>, start: &run::Start, key: &SiteKey, f: &Found) -> Option<Shown> {
     let Found::Detector(d) = f else { return None };
     let other = d.other?;
     if other.thread == d.by.thread {
@@ -636,22 +643,23 @@ fn one_preemption(
                     thread: other.thread,
                 }],
             };
-            shows(job, start, key, &cand).map(|(f, _, s)| (f, s))
+            shows(job, start, key, &cand)
         })
 }
 
 /// Fewest deviations that still show `key` (greedy, chunked; for a
-/// two-sided finding first a short search for one preemption).
+/// two-sided finding first a short search for one preemption), with the
+/// loaded objects when it showed (`None` if the final run did not show it).
 fn minimise(
     job: &Job<'_>,
     start: &run::Start,
     key: &SiteKey,
     f: Found,
     sched: Schedule,
-) -> (Found, Schedule) {
+) -> (Found, Schedule, Option<Vec<crate::symbols::LoadedObject>>) {
     if sched.preemptions() > 1 {
-        if let Some(r) = one_preemption(job, start, key, &f) {
-            return r;
+        if let Some((f, s, objects)) = one_preemption(job, start, key, &f) {
+            return (f, s, Some(objects));
         }
     }
     let mut best = sched;
@@ -667,7 +675,7 @@ fn minimise(
             cand.switches.drain(i..end);
             runs += 1;
             match shows(job, start, key, &cand) {
-                Some((f, _, s)) if s.preemptions() < best.preemptions() => {
+                Some((f, s, _)) if s.preemptions() < best.preemptions() => {
                     best = s;
                     best_f = f;
                     changed = true;
@@ -687,7 +695,7 @@ fn minimise(
     }
     // Report what the final schedule shows, so `--replay` prints the same.
     match shows(job, start, key, &best) {
-        Some((f, _, _)) => (f, best),
-        None => (best_f, best),
+        Some((f, _, objects)) => (f, best, Some(objects)),
+        None => (best_f, best, None),
     }
 }

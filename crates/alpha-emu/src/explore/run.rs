@@ -33,7 +33,7 @@
 //! and of its detector state.
 
 use super::replay::{Schedule, Switch};
-use super::{Found, FAIRNESS};
+use super::{Found, SiteKey, FAIRNESS};
 use crate::detect::{self, CodeView, Detectors, EventKind};
 use crate::exec::Event;
 use crate::linux::{Exit, Host, Options, Process, ThreadState};
@@ -254,6 +254,11 @@ pub struct Spec<'a> {
     pub record_windows: bool,
     /// Record the accesses to this aligned quadword ([`Outcome::steps`]).
     pub watch: Option<u64>,
+    /// End the run once a finding of this site has appeared and the
+    /// decision its number names (the first after it) has been made: what
+    /// the run has recorded up to then (that finding, its decision number,
+    /// the switches up to that decision) is what a whole run records.
+    pub until: Option<&'a SiteKey>,
 }
 
 /// The state of a schedule's run besides its process and detectors.
@@ -415,6 +420,9 @@ fn drive(
     let mut host = Quiet;
     let mut trace: Vec<AccessRecord> = Vec::new();
     let mut paused = false;
+    // For `spec.until`: findings already looked at, and the decision
+    // number of the site's first finding once it has appeared.
+    let (mut until_seen, mut until_k) = (0, None);
     loop {
         if p.insns >= spec.max_insns {
             out.insn_limit = true;
@@ -656,6 +664,19 @@ fn drive(
         }
         if det.findings().len() > seen_findings {
             collect(det, p, &mut out, &mut seen_findings, None);
+        }
+        // The prefix (no chooser) always runs to its first decision.
+        if let Some(key) = spec.until.filter(|_| chooser.is_some()) {
+            if until_k.is_none() {
+                until_k = out.findings[until_seen..]
+                    .iter()
+                    .find(|(f, _)| f.site_key() == *key)
+                    .map(|&(_, k)| k);
+                until_seen = out.findings.len();
+            }
+            if until_k.is_some_and(|k| out.decisions > k) {
+                break;
+            }
         }
     }
     *vars = Vars {

@@ -548,6 +548,7 @@ pub fn run(a: ExploreArgs) -> CmdResult {
         s.time_limit = a.time_limit.map(std::time::Duration::from_secs);
         s.jobs = a.jobs.unwrap_or(1).min(256) as usize;
         s.shard = shard;
+        s.record_steps = a.svg.is_some();
         let report = match &replay {
             Some(sched) => {
                 let (report, made, decisions) =
@@ -656,8 +657,8 @@ fn replay_report(
             continue;
         }
         let steps = match explore::watch_of(&f) {
-            Some(w) => explore::replay_one(elf, s, sched, Some(w))?.steps,
-            None => Vec::new(),
+            Some(w) if s.record_steps => explore::replay_one(elf, s, sched, Some(w))?.steps,
+            _ => Vec::new(),
         };
         findings.push(Reported {
             found: f,
