@@ -126,8 +126,7 @@ fn a_run_ended_where_a_site_first_shows_records_that_finding_as_the_whole_run_do
             continue;
         };
         let key = first.site_key();
-        let sched = whole.schedule.clone();
-        let cut = run_until(&prog, false, Some(&key), &mut Replay::new(&sched));
+        let cut = run_until(&prog, false, Some(&key), &mut Replay::new(&whole.schedule));
         let (f, kk) = cut
             .findings
             .iter()

@@ -445,9 +445,15 @@ pub fn explore(
         let (found_min, sched_min, objects) = minimise(&job, &start, key, f, sched);
         let (steps, objects) = match objects {
             Some(objects) if !s.record_steps => (Vec::new(), objects),
-            _ => replay_one(elf, s, &sched_min, watch_of(&found_min))
-                .map(|o| (if s.record_steps { o.steps } else { Vec::new() }, o.objects))
-                .unwrap_or_default(),
+            // Without a watched quadword the replay records no steps.
+            _ => replay_one(
+                elf,
+                s,
+                &sched_min,
+                watch_of(&found_min).filter(|_| s.record_steps),
+            )
+            .map(|o| (o.steps, o.objects))
+            .unwrap_or_default(),
         };
         rep.findings.push(Reported {
             found: found_min,
