@@ -61,10 +61,20 @@ impl Rng {
 /// decision gets the thread that asking at every point would give: the
 /// schedules, and their replay strings, are the ones a walk that stopped
 /// at every decision runs.
+///
+/// With two runnable threads (the common case) draw `k` picks by its top
+/// bit alone, so the walk keeps those bits of the draws `base..base + 128`
+/// in two words and finds the next switch with one `trailing_zeros`
+/// instead of a data-dependent loop (whose mispredicted exit was most of a
+/// decision's cost); any other count looks ahead draw by draw.
 pub struct Random {
     rng: Rng,
     /// The decision [`Chooser::next_ask`] names.
     ask: u64,
+    /// Bit `i` of `top[w]` is the top bit of draw `base + 64 w + i`
+    /// (`base` a multiple of 64; `u64::MAX`: nothing cached yet).
+    base: u64,
+    top: [u64; 2],
 }
 
 /// How far past a decision the walk looks for the next switch; the run
@@ -73,7 +83,12 @@ const RANDOM_LOOKAHEAD: u64 = super::FAIRNESS;
 
 impl Random {
     pub fn new(rng: Rng) -> Random {
-        Random { rng, ask: 0 }
+        Random {
+            rng,
+            ask: 0,
+            base: u64::MAX,
+            top: [0; 2],
+        }
     }
 
     /// The thread draw `k` picks among `runnable`.
@@ -81,16 +96,58 @@ impl Random {
         let u = self.rng.nth(k);
         runnable[((u as u128 * runnable.len() as u128) >> 64) as usize]
     }
+
+    /// The top bits of draws `w0..w0 + 64`, draw `w0 + i` at bit `i`.
+    fn top_bits(&self, w0: u64) -> u64 {
+        (0..64).fold(0, |m, i| m | (self.rng.nth(w0 + i) >> 63) << i)
+    }
+
+    /// The top bits of draws `k..k + 64`, draw `k + i` at bit `i`.
+    fn top_bits_from(&mut self, k: u64) -> u64 {
+        let w0 = k & !63;
+        if w0 != self.base {
+            self.top = if w0 == self.base.wrapping_add(64) {
+                [self.top[1], self.top_bits(w0 + 64)]
+            } else {
+                [self.top_bits(w0), self.top_bits(w0 + 64)]
+            };
+            self.base = w0;
+        }
+        let both = (self.top[1] as u128) << 64 | self.top[0] as u128;
+        (both >> (k - w0)) as u64
+    }
+
+    /// The first decision in `k + 1..end` whose draw picks another thread
+    /// than draw `k` among `runnable`, or `end`; and draw `k`'s thread.
+    fn run_from(&mut self, k: u64, end: u64, runnable: &[usize]) -> (u64, usize) {
+        let mut j = k + 1;
+        let t = if runnable.len() == 2 && k < u64::MAX - 128 {
+            // Draw k picks runnable[top bit]; the first later draw with
+            // the other top bit picks the other thread.
+            let s = self.top_bits_from(k);
+            let b = s & 1;
+            let other = (s ^ b.wrapping_neg()) & !1;
+            j = if other != 0 {
+                k + u64::from(other.trailing_zeros())
+            } else {
+                k + 64
+            };
+            runnable[b as usize]
+        } else {
+            self.pick(k, runnable)
+        };
+        // Longer runs (2^-63 with two threads), and other thread counts.
+        while j < end && self.pick(j, runnable) == t {
+            j += 1;
+        }
+        (j.min(end), t)
+    }
 }
 
 impl Chooser for Random {
     fn choose(&mut self, d: &Decision<'_>) -> usize {
-        let t = self.pick(d.k, d.runnable);
         let end = d.k.saturating_add(RANDOM_LOOKAHEAD);
-        let mut j = d.k + 1;
-        while j < end && self.pick(j, d.runnable) == t {
-            j += 1;
-        }
+        let (j, t) = self.run_from(d.k, end, d.runnable);
         self.ask = j;
         t
     }
@@ -233,6 +290,37 @@ mod tests {
         let mut stepped = base.clone();
         for n in 0..1000 {
             assert_eq!(base.nth(n), stepped.next_u64(), "draw {n}");
+        }
+    }
+
+    /// The two-thread shortcut (top bits, `trailing_zeros`) finds the same
+    /// next switch as looking ahead draw by draw, wherever the decisions
+    /// fall: in order, across the cached window's edge, after long jumps.
+    #[test]
+    fn two_thread_lookahead_by_top_bits_equals_drawing_one_by_one() {
+        for seed in 0..8u64 {
+            let rng = Rng::for_schedule(seed, 5);
+            let mut fast = Random::new(rng.clone());
+            let slow = Random::new(rng);
+            let mut jumps = Rng::new(seed);
+            let mut k = 0u64;
+            for _ in 0..3_000 {
+                for runnable in [&[0usize, 1][..], &[2, 5], &[0, 1, 2]] {
+                    let end = k + RANDOM_LOOKAHEAD;
+                    let t = slow.pick(k, runnable);
+                    let mut j = k + 1;
+                    while j < end && slow.pick(j, runnable) == t {
+                        j += 1;
+                    }
+                    assert_eq!(fast.run_from(k, end, runnable), (j, t), "seed {seed}, k {k}");
+                    assert_eq!(fast.run_from(k, k + 3, runnable), (j.min(k + 3), t));
+                }
+                k += match jumps.below(10) {
+                    0 => 64 + jumps.below(300),
+                    1 => 1_000_000,
+                    _ => 1 + jumps.below(5),
+                };
+            }
         }
     }
 
