@@ -1,4 +1,4 @@
-//! Every Alpha system call has its name, and the README lists exactly the
+//! Every Alpha system call has its name, and docs/run.md lists exactly the
 //! ones the personality does not implement (they answer ENOSYS).
 
 use alpha_emu::linux::{syscall, sysnames};
@@ -16,10 +16,10 @@ fn every_alpha_call_is_named_in_number_order() {
 #[test]
 fn readme_lists_exactly_the_unimplemented_calls() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let readme = std::fs::read_to_string(root.join("docs/run.md")).unwrap();
     let start = readme
         .find("Every Alpha system call has its name in `--strace`")
-        .expect("README paragraph on system calls");
+        .expect("docs/run.md paragraph on system calls");
     let para = &readme[start..];
     let para = &para[..para.find("\n\n").unwrap_or(para.len())];
     let listed: BTreeSet<&str> = para
@@ -35,5 +35,5 @@ fn readme_lists_exactly_the_unimplemented_calls() {
         .collect();
     assert_eq!(listed, missing);
     let count = format!("{} of the {} calls", missing.len(), sysnames::NAMES.len());
-    assert!(para.contains(&count), "README should say {count}");
+    assert!(para.contains(&count), "docs/run.md should say {count}");
 }

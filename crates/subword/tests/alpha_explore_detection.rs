@@ -14,7 +14,7 @@ use std::path::Path;
 mod common;
 use common::subword;
 
-/// Schedules per exploration: the documented budget (README, `alpha explore`).
+/// Schedules per exploration: the documented budget (docs/explore.md).
 const BUDGET: &str = "100";
 const SEEDS: [u64; 3] = [0, 1, 2];
 

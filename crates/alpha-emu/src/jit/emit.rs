@@ -120,7 +120,7 @@ fn thread_cpu_ns() -> u64 {
 
 fn new_module() -> Option<JITModule> {
     let mut flags = settings::builder();
-    // Chosen by measurement (README, `alpha run`): without Cranelift's
+    // Chosen by measurement (docs/benchmarks.md): without Cranelift's
     // optimisations compiling takes half the time and the code is hardly
     // slower (the emitter already writes near-final code); the
     // single-pass register allocator compiles faster still but its code
