@@ -226,6 +226,9 @@ pub struct Options {
     /// Live processes a process tree may hold besides its root
     /// (`--max-processes`); [`process::DEFAULT_MAX_PROCESSES`] when `None`.
     pub max_processes: Option<u32>,
+    /// Size of the initial stack mapping in bytes (`--stack-size`, qemu's
+    /// `-s`); [`stack::STACK_SIZE`] when `None`.
+    pub stack_size: Option<u64>,
 }
 
 impl Options {
@@ -245,7 +248,13 @@ impl Options {
             inline_rduniq: true,
             deterministic: false,
             max_processes: None,
+            stack_size: None,
         }
+    }
+
+    /// The initial stack's size in bytes (a multiple of the page size).
+    pub fn stack_bytes(&self) -> u64 {
+        self.stack_size.unwrap_or(stack::STACK_SIZE)
     }
 }
 
@@ -612,14 +621,15 @@ impl Process {
                 interp_base: interp_img.as_ref().map_or(0, |i| i.bias),
                 model: opts.model,
                 ids: [id.uid, id.euid, id.gid, id.egid],
+                stack_size: opts.stack_bytes(),
             },
         )?;
         let auxv = procfs::saved_auxv(&machine.mem, sp);
         if image.exec_stack {
-            let base = stack::STACK_TOP - stack::STACK_SIZE;
+            let base = stack::STACK_TOP - opts.stack_bytes();
             let _ = machine
                 .mem
-                .protect(base, stack::STACK_SIZE, crate::memory::Perm::RWX);
+                .protect(base, opts.stack_bytes(), crate::memory::Perm::RWX);
         }
         let cpu = &mut machine.cpus[0];
         cpu.pc = entry;

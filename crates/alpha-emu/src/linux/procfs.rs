@@ -174,7 +174,7 @@ pub fn maps(p: &Process) -> String {
         ino: u64,
         name: String,
     }
-    let stack_lo = super::stack::STACK_TOP - super::stack::STACK_SIZE;
+    let stack_lo = super::stack::STACK_TOP - p.opts.stack_bytes();
     let anon_name = |a: u64| -> &'static str {
         if a >= p.aspace.brk_start && a < p.aspace.brk.max(p.aspace.brk_start) {
             "[heap]"
