@@ -9,6 +9,7 @@ mod numarg;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use numarg::{parse_size, parse_u64};
 
@@ -30,6 +31,59 @@ impl<E: std::fmt::Display> From<E> for Failure {
 
 pub type CmdResult = Result<Outcome, Failure>;
 
+/// Exit statuses of a command that only succeeds or refuses its input.
+const EXIT_0_2: &str = "\
+Exit status: 0 success; 2 bad usage or input (one `subword: ...` line on stderr).";
+
+const EXPLORE_AFTER: &str = "\
+The report: one block per finding, `==== KIND at ADDRESS`, KIND one of lost-store,
+lock-range-contention, forward-progress, deadlock, crash. Then one line per side, each
+naming thread, pc, <symbol+offset>, instruction and file:line: for a lost store
+`write-back` (the STQ_U/STQ that wrote the quadword back), `its load` (the LDQ_U/LDQ
+that read it) and `lost store` (the other thread's store it overwrote). Then which
+schedule first showed it, how many did, how far it was minimised, and `replay:` with
+the whole command that reruns it. Last, a summary line and the store-site coverage.
+
+Replay strings: `S1`, then `-K.T` for each deviation from the default schedule (which
+keeps running the current thread): at decision K (counted from 0) run thread T (0 is
+the main thread, the others in creation order). S1-578.2-779.1 runs thread 2 at
+decision 578 and thread 1 at 779; `S1` alone is the default schedule.
+
+Exit status: 0 no finding; 1 at least one finding; 2 bad usage or input.
+
+Details: docs/explore.md";
+
+const MERGE_AFTER: &str = "\
+Exit status: 0 no finding in the merged object; 1 findings; 2 unreadable input, or shards
+that miss or repeat a slice, mix splits or were explored with different options.";
+
+const SCAN_AFTER: &str = "\
+Exit status: 0 no non-atomic sub-quadword store sequence; 1 at least one;
+2 bad usage or a file that is not an Alpha ELF.";
+
+const IO_AFTER: &str = "\
+Exit status: 0 success; 2 a window the chipset lacks, a size the window cannot carry,
+or bad usage.";
+
+const MACHINE_AFTER: &str = "\
+Exit status: the image's ($16 & 0xff at CALL_PAL halt); 3 a machine check or an
+unsupported CALL_PAL; 124 --max-insns ran out; 2 bad usage or an unreadable image.
+
+Details: docs/io-machine.md";
+
+const PTO_RUN_AFTER: &str = "\
+Exit status: 0 every expectation in every file held; 1 an expectation failed (each printed
+as `FILE: step N (OP): expected ..., got ...`); 2 a file is malformed (file, step, reason).
+
+Format: docs/pto-scenarios.md";
+
+const FOOTPRINT_AFTER: &str = "\
+Without --svg, one line per PE and transfer: the GM bytes it reads or writes, by row,
+with the nibble (low or high) of packed four-bit elements.
+
+Exit status: 0 every expectation held; 1 an expectation failed; 2 bad usage or a malformed
+scenario.";
+
 #[derive(Parser)]
 #[command(
     name = "subword",
@@ -50,7 +104,16 @@ enum Command {
     #[command(subcommand)]
     Pto(PtoCmd),
     /// The built-in tour: embedded Alpha and PTO examples, each explained.
-    Demo,
+    #[command(after_help = EXIT_0_2)]
+    Demo(DemoArgs),
+}
+
+#[derive(Args)]
+pub struct DemoArgs {
+    /// Directory for the pictures and example programs, kept after the tour
+    /// (default: subword-demo in the system's temporary directory).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -58,21 +121,28 @@ pub enum AlphaCmd {
     /// Run an Alpha Linux ELF executable.
     Run(RunArgs),
     /// Run a multi-threaded guest under many schedules and report lost sub-quadword stores.
+    #[command(after_help = EXPLORE_AFTER)]
     Explore(Box<ExploreArgs>),
     /// Merge the `--json` outputs of several `explore --shard` runs into one.
+    #[command(after_help = MERGE_AFTER)]
     ExploreMerge(ExploreMergeArgs),
     /// Disassemble an ELF's executable sections, or raw little-endian words.
+    #[command(after_help = EXIT_0_2)]
     Disasm(DisasmArgs),
     /// Assemble GNU-as syntax into a static Alpha ELF executable (entry `_start`).
+    #[command(after_help = EXIT_0_2)]
     Asm(AsmArgs),
     /// Report the ISA extensions a binary needs and its non-atomic sub-quadword store sequences.
+    #[command(after_help = SCAN_AFTER)]
     Scan(ScanArgs),
     /// Encode or decode chipset I/O window addresses.
     #[command(subcommand)]
     Io(IoCmd),
     /// Run a bare-metal image on a chipset with its I/O windows.
+    #[command(after_help = MACHINE_AFTER)]
     Machine(MachineArgs),
     /// Measure interpreter speed (guest instructions per second) on embedded integer loops.
+    #[command(after_help = EXIT_0_2)]
     Bench(BenchArgs),
 }
 
@@ -163,7 +233,14 @@ each standing for its option when the option is not given:
   QEMU_GDB=PORT          --gdb
   QEMU_SET_ENV=VAR=VALUE[,VAR=VALUE...]   --env, before those on the command line
   QEMU_UNSET_ENV=VAR[,VAR...]             --unset-env, before those on the command line
-A bad value is an error as the option's would be (exit 2).";
+A bad value is an error as the option's would be (exit 2). Without --sysroot,
+SUBWORD_SYSROOT, else QEMU_LD_PREFIX, names the sysroot. --cpu help lists the models.
+
+Exit status: the guest's own; 128+N when the guest is killed by signal N (SIGILL 132,
+SIGBUS 135, SIGFPE 136, SIGSEGV 139, SIGPIPE 141); 124 when --max-insns ran out;
+2 bad usage or a file that is not an Alpha executable.
+
+Details: docs/run.md";
 
 #[derive(Args)]
 pub struct ExploreArgs {
@@ -244,48 +321,62 @@ pub struct DisasmArgs {
     /// Address of the first word with --raw.
     #[arg(long, value_parser = parse_u64, default_value = "0")]
     pub base: u64,
+    /// An Alpha ELF file, or with --raw a file of words (`-`: standard input).
     pub file: PathBuf,
 }
 
 #[derive(Args)]
 pub struct AsmArgs {
+    /// GNU-as syntax source (`-`: standard input).
     pub input: PathBuf,
-    /// Output ELF executable.
+    /// Output ELF executable (`-`: standard output).
     #[arg(short = 'o')]
     pub output: PathBuf,
 }
 
 #[derive(Args)]
 pub struct ScanArgs {
+    /// Print one JSON object on stdout (with every store site's window of instructions).
     #[arg(long)]
     pub json: bool,
+    /// The Alpha ELF executable or library to scan.
     pub binary: PathBuf,
 }
 
 #[derive(Subcommand)]
 pub enum IoCmd {
     /// Bus address to physical address in a chipset window.
+    #[command(after_help = IO_AFTER)]
     Encode {
+        /// apecs lca cia cia2 pyxis t2 t2-gamma tsunami polaris irongate jensen.
         #[arg(long)]
         chipset: String,
+        /// sparse-io sparse-mem dense-mem bwx-io bwx-mem (local-io: jensen).
         #[arg(long)]
         window: String,
+        /// Address on the PCI/ISA/EISA bus.
         #[arg(long, value_parser = parse_u64)]
         bus_addr: u64,
+        /// Access size in bytes: 1, 2, 3, 4 or 8.
         #[arg(long, value_parser = parse_u64)]
         size: u64,
+        /// Print one JSON object: chipset, window, phys, lane, length_code, hae.
         #[arg(long)]
         json: bool,
     },
     /// Physical address to window, bus address, lane and length.
+    #[command(after_help = IO_AFTER)]
     Decode {
+        /// apecs lca cia cia2 pyxis t2 t2-gamma tsunami polaris irongate jensen.
         #[arg(long)]
         chipset: String,
+        /// Physical address the CPU accesses.
         #[arg(value_parser = parse_u64)]
         phys_addr: u64,
-        /// Value of the window's HAE register (default 0).
+        /// Value of the window's HAE register, for the bus bits it supplies.
         #[arg(long, value_parser = parse_u64, default_value = "0")]
         hae: u64,
+        /// Print one JSON object: chipset, window, bus address, size, lane, length_code, hae.
         #[arg(long)]
         json: bool,
     },
@@ -316,6 +407,7 @@ pub struct MachineArgs {
     /// Draw the bus transactions per window as SVG into FILE.
     #[arg(long)]
     pub svg: Option<PathBuf>,
+    /// ELF64 image (loaded by p_paddr) or flat binary (loaded at --load).
     pub image: PathBuf,
 }
 
@@ -331,49 +423,70 @@ pub struct BenchArgs {
 #[derive(Subcommand)]
 pub enum PtoCmd {
     /// Run PTO scenario files (exit 0 all held, 1 an expectation failed, 2 malformed).
+    #[command(after_help = PTO_RUN_AFTER)]
     Run(PtoRunArgs),
     /// Assemble PTO command assembly into 32-bit words.
-    Asm { file: PathBuf },
-    /// Disassemble PTO command words (text of hex words, or --raw little-endian binary).
-    Disasm {
-        #[arg(long)]
-        raw: bool,
+    #[command(after_help = EXIT_0_2)]
+    Asm {
+        /// Assembly in the spec's syntax, `;` between commands (`-`: standard input).
         file: PathBuf,
     },
-    /// Draw the GM bytes and nibbles each PE reads or writes in a scenario.
-    Footprint {
-        scenario: PathBuf,
+    /// Disassemble PTO command words (text of hex words, or --raw little-endian binary).
+    #[command(after_help = EXIT_0_2)]
+    Disasm {
+        /// Read FILE as little-endian 32-bit words instead of hex text.
         #[arg(long)]
-        svg: PathBuf,
+        raw: bool,
+        /// Hex words, one per line as `pto asm` prints them (`-`: standard input).
+        file: PathBuf,
+    },
+    /// List, or draw, the GM bytes and nibbles each PE reads or writes in a scenario.
+    #[command(after_help = FOOTPRINT_AFTER)]
+    Footprint {
+        /// The scenario file (TOML) whose TLOAD/TSTORE steps are shown.
+        scenario: PathBuf,
+        /// Draw the footprint as SVG into FILE instead of listing it.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
         /// What-if: draw it with the superseded pre-ADR-0074 element-unit row stride (never the default).
         #[arg(long)]
         element_stride: bool,
     },
     /// Measure TLOAD/TSTORE bandwidth next to memcpy.
+    #[command(after_help = EXIT_0_2)]
     Bench,
 }
 
 #[derive(Args)]
 pub struct PtoRunArgs {
+    /// Print one JSON object on stdout: every file's failures and warnings, and malformed files.
     #[arg(long)]
     pub json: bool,
     /// What-if: use the superseded pre-ADR-0074 element-unit row stride (never the default).
     #[arg(long)]
     pub element_stride: bool,
+    /// Scenario files (TOML, format: docs/pto-scenarios.md).
     #[arg(required = true)]
     pub scenarios: Vec<PathBuf>,
 }
 
-/// Which of fds 0-2 are closed as the process starts, recorded from
+/// Which of fds 0-2 were closed as the process started. Recorded from
 /// `.init_array` — before the Rust runtime reopens closed standard streams
 /// on `/dev/null` — so `alpha run` can give the guest a closed stdout
-/// (EBADF) rather than a silent sink.
+/// (EBADF) rather than a silent sink. A static because nothing runs earlier
+/// that could hold a value: the only process-wide state of the binary, and
+/// read once, by [`stdio_closed_at_start`].
+static STDIO_CLOSED_AT_START: [AtomicBool; 3] = [
+    AtomicBool::new(false),
+    AtomicBool::new(false),
+    AtomicBool::new(false),
+];
+
 extern "C" fn note_closed_stdio() {
     for fd in 0..3 {
         // SAFETY: F_GETFD on any descriptor number has no preconditions.
         if unsafe { libc::fcntl(fd, libc::F_GETFD) } == -1 {
-            alpha_emu::linux::STDIO_CLOSED_AT_START[fd as usize]
-                .store(true, std::sync::atomic::Ordering::Relaxed);
+            STDIO_CLOSED_AT_START[fd as usize].store(true, Ordering::Relaxed);
         }
     }
 }
@@ -381,6 +494,11 @@ extern "C" fn note_closed_stdio() {
 #[used]
 #[link_section = ".init_array"]
 static NOTE_CLOSED_STDIO: extern "C" fn() = note_closed_stdio;
+
+/// Streams 0-2 that were closed when subword started.
+pub fn stdio_closed_at_start() -> [bool; 3] {
+    std::array::from_fn(|fd| STDIO_CLOSED_AT_START[fd].load(Ordering::Relaxed))
+}
 
 /// Ignore SIGPIPE: a write to a pipe whose reader left fails with EPIPE,
 /// which `alpha run` hands to the guest (raising the guest's SIGPIPE) and
@@ -507,13 +625,95 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Alpha(c) => cmd::alpha(c),
         Command::Pto(c) => cmd::pto(c),
-        Command::Demo => cmd::demo::run(),
+        Command::Demo(a) => cmd::demo::run(a),
     };
     match result {
         Ok(Outcome::Status(s)) => ExitCode::from(s),
         Err(Failure(msg)) => {
             eprintln!("subword: {msg}");
             ExitCode::from(2)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// Every command, with its path from `subword`.
+    fn commands() -> Vec<(String, clap::Command)> {
+        let mut out = Vec::new();
+        let mut todo = vec![("subword".to_string(), Cli::command())];
+        while let Some((path, cmd)) = todo.pop() {
+            for sub in cmd.get_subcommands() {
+                todo.push((format!("{path} {}", sub.get_name()), sub.clone()));
+            }
+            out.push((path, cmd));
+        }
+        out
+    }
+
+    /// `--help` of every command describes every argument and option, and
+    /// every command that does work says its exit statuses.
+    #[test]
+    fn every_argument_and_option_has_a_description_and_every_command_its_exit_status() {
+        let mut blank = Vec::new();
+        let mut no_status = Vec::new();
+        let all = commands();
+        for (path, cmd) in &all {
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if id == "help" || id == "version" {
+                    continue;
+                }
+                if arg
+                    .get_help()
+                    .is_none_or(|h| h.to_string().trim().is_empty())
+                {
+                    blank.push(format!("{path}: {id}"));
+                }
+            }
+            let leaf = cmd.get_subcommands().next().is_none();
+            let after = cmd
+                .get_after_help()
+                .map(|h| h.to_string())
+                .unwrap_or_default();
+            if leaf && !after.contains("Exit status:") {
+                no_status.push(path.clone());
+            }
+        }
+        assert!(blank.is_empty(), "options without a description: {blank:?}");
+        assert!(
+            no_status.is_empty(),
+            "commands without exit statuses: {no_status:?}"
+        );
+        assert!(
+            all.len() > 15,
+            "walked the whole tree ({} commands)",
+            all.len()
+        );
+    }
+
+    /// The explorer's help explains the report and the replay syntax.
+    #[test]
+    fn explore_help_explains_the_report_and_the_replay_string() {
+        let mut cmd = Cli::command();
+        let help = cmd
+            .find_subcommand_mut("alpha")
+            .and_then(|a| a.find_subcommand_mut("explore"))
+            .expect("alpha explore")
+            .render_long_help()
+            .to_string();
+        for part in [
+            "write-back",
+            "its load",
+            "lost store",
+            "replay:",
+            "S1-",
+            "Exit status",
+        ] {
+            assert!(help.contains(part), "explore --help lacks {part}");
         }
     }
 }

@@ -1,4 +1,4 @@
-//! `subword pto run` / `pto footprint` against CONTRACT.md: exit 0 when every
+//! `subword pto run` / `pto footprint` against the command-line contract: exit 0 when every
 //! expectation held, 1 with `FILE: step N (OP): expected …, got …` lines when
 //! any failed, 2 with `subword: FILE: step N: reason` for a malformed file;
 //! `--json` parses; warnings go to stderr as `subword: warning: …`.
@@ -351,6 +351,42 @@ fn footprint_writes_an_svg_with_a_legend() {
         text.contains("0x324: PE0 row 1 col 0"),
         "row 1 restarts at the byte-strided base"
     );
+}
+
+/// Without `--svg` the footprint is listed: one line per PE and row, the
+/// packed rows at their byte-strided bases, nibble by nibble.
+#[test]
+fn footprint_without_svg_lists_each_row_by_byte_and_nibble() {
+    let o = run(&[
+        "pto",
+        "footprint",
+        s(&examples().join("adr0074-packed-row-pitch.toml")),
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "step 12 (execute): 4 element access(es)",
+            "  PE0 writes row 0: 0x320.lo..=0x320.hi (cols 0..=1)",
+            "  PE0 writes row 1: 0x324.lo..=0x324.hi (cols 0..=1)",
+        ],
+        "{out}"
+    );
+    // Byte-wide elements: a row is one byte range; the old unit moves row 1.
+    let f = examples().join("stride-unit-element-count.toml");
+    let now = String::from_utf8_lossy(&run(&["pto", "footprint", s(&f)]).stdout).into_owned();
+    let old =
+        String::from_utf8_lossy(&run(&["pto", "footprint", s(&f), "--element-stride"]).stdout)
+            .into_owned();
+    assert!(now.contains("row 1: 0x404..=0x413 (cols 0..=3)"), "{now}");
+    assert!(old.contains("row 1: 0x410..=0x41f (cols 0..=3)"), "{old}");
 }
 
 #[test]

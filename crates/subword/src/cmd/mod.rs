@@ -42,7 +42,7 @@ pub fn pto(c: PtoCmd) -> CmdResult {
             scenario,
             svg,
             element_stride,
-        } => pto_run::footprint(&scenario, &svg, element_stride),
+        } => pto_run::footprint(&scenario, svg.as_deref(), element_stride),
         PtoCmd::Bench => pto_run::bench(),
     }
 }

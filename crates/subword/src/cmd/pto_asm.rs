@@ -14,15 +14,12 @@ use std::path::Path;
 use crate::{CmdResult, Failure, Outcome};
 
 fn read_text(path: &Path) -> Result<String, Failure> {
-    std::fs::read_to_string(path).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::InvalidData {
-            Failure(format!(
-                "{}: not a text file (for little-endian binary words use --raw)",
-                path.display()
-            ))
-        } else {
-            Failure(format!("{}: {e}", path.display()))
-        }
+    let name = crate::files::display(path, false);
+    let bytes = crate::files::read(path).map_err(|e| Failure(format!("{name}: {e}")))?;
+    String::from_utf8(bytes).map_err(|_| {
+        Failure(format!(
+            "{name}: not a text file (for little-endian binary words use --raw)"
+        ))
     })
 }
 
@@ -37,8 +34,8 @@ fn finish(out: &mut impl Write) -> CmdResult {
 /// `subword pto asm FILE`.
 pub fn asm(file: &Path) -> CmdResult {
     let text = read_text(file)?;
-    let words =
-        pto::asm::assemble(&text).map_err(|e| Failure(format!("{}: {e}", file.display())))?;
+    let words = pto::asm::assemble(&text)
+        .map_err(|e| Failure(format!("{}: {e}", crate::files::display(file, false))))?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     for w in words {
@@ -79,9 +76,9 @@ pub fn parse_hex_words(text: &str, name: &str) -> Result<Vec<u32>, Failure> {
 
 /// `subword pto disasm [--raw] FILE`.
 pub fn disasm(raw: bool, file: &Path) -> CmdResult {
-    let name = file.display().to_string();
+    let name = crate::files::display(file, false);
     let words = if raw {
-        let data = std::fs::read(file).map_err(|e| Failure(format!("{name}: {e}")))?;
+        let data = crate::files::read(file).map_err(|e| Failure(format!("{name}: {e}")))?;
         if data.len() % 4 != 0 {
             return Err(Failure(format!(
                 "{name}: {} bytes is not a whole number of 32-bit words",

@@ -96,7 +96,7 @@ pub fn run(args: PtoRunArgs) -> CmdResult {
 }
 
 /// `subword pto footprint SCENARIO --svg FILE [--element-stride]`
-pub fn footprint(scenario_path: &Path, svg_path: &Path, element_stride: bool) -> CmdResult {
+pub fn footprint(scenario_path: &Path, svg_path: Option<&Path>, element_stride: bool) -> CmdResult {
     let sc = scenario::load(scenario_path).map_err(|e| Failure(e.to_string()))?;
     let opts = RunOptions { element_stride };
     let report = scenario::run(&sc, opts);
@@ -104,6 +104,11 @@ pub fn footprint(scenario_path: &Path, svg_path: &Path, element_stride: bool) ->
     for line in report.failure_lines() {
         println!("{line}");
     }
+    let status = Outcome::Status(if report.passed() { 0 } else { 1 });
+    let Some(svg_path) = svg_path else {
+        print!("{}", pto::footprint::text(&report.transfers));
+        return Ok(status);
+    };
     let mut title = match &sc.name {
         Some(n) => format!("{} ({})", n, scenario_path.display()),
         None => scenario_path.display().to_string(),
@@ -120,7 +125,7 @@ pub fn footprint(scenario_path: &Path, svg_path: &Path, element_stride: bool) ->
         svg_path.display(),
         report.transfers.len()
     );
-    Ok(Outcome::Status(if report.passed() { 0 } else { 1 }))
+    Ok(status)
 }
 
 /// `subword pto bench`: TLOAD/TSTORE bandwidth next to memcpy of the same bytes.
