@@ -172,6 +172,12 @@ fn sext(v: u32, bits: u32) -> i32 {
     ((v << s) as i32) >> s
 }
 
+/// The primary opcode of `word` (bits 31:26), as the kernel's
+/// unaligned-trap message prints it.
+pub const fn opcode(word: u32) -> u32 {
+    word >> 26
+}
+
 /// Decode one instruction word. Total: a word no instruction row claims
 /// decodes to `Op::Illegal` (OPCDEC on the hardware). Allocation-free.
 ///

@@ -14,7 +14,7 @@
 //! allocation-free), [`disasm`](mod@disasm) (objdump spelling), [`asm`] (GNU-as syntax
 //! → [`Program`]), [`elf`] (static executable writer, code/symbol reader),
 //! [`symbols`] (objdump's `<sym+off>` naming), [`models`] (IMPLVER, AMASK,
-//! lock range per CPU). Evidence: `tests/objdump_agrees.rs`,
+//! lock range per CPU), [`pal`] (the PALcode function codes). Evidence: `tests/objdump_agrees.rs`,
 //! `tests/objdump_elf_agrees.rs`, `tests/gas_agrees.rs`, `tests/qemu_runs.rs`,
 //! `tests/decode_closure.rs`.
 
@@ -24,12 +24,13 @@ pub mod disasm;
 pub mod elf;
 pub mod insn;
 pub mod models;
+pub mod pal;
 pub mod scan;
 pub mod symbols;
 pub mod table;
 
 pub use asm::{assemble, assemble_words, AsmError, Program};
-pub use decode::decode;
+pub use decode::{decode, opcode};
 pub use disasm::{disasm, disasm_with};
 pub use insn::{Ext, Format, Insn, Op};
 pub use models::{model_by_name, Model, MODELS};

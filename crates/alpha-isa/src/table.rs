@@ -22,6 +22,7 @@
 //! the assembler but never printed (objdump prints another name first).
 
 use crate::insn::{Ext, Format, Op};
+use crate::pal;
 
 /// How one operand is written and where it lives in the word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -474,16 +475,16 @@ use Kind::{Alias, AsmOnly, Insn};
 pub static ROWS: &[Row] = &[
     // ---- PALcode format, opcode 0x00 (Handbook 3.3.5; names: appendix D
     // and the Linux/OSF PALcode, as objdump prints them).
-    pal("halt", 0x0000, Alias),
-    pal("draina", 0x0002, Alias),
-    pal("bpt", 0x0080, Alias),
-    pal("bugchk", 0x0081, Alias),
-    pal("callsys", 0x0083, Alias),
-    pal("chmk", 0x0083, AsmOnly),
-    pal("imb", 0x0086, Alias),
-    pal("rduniq", 0x009e, Alias),
-    pal("wruniq", 0x009f, Alias),
-    pal("gentrap", 0x00aa, Alias),
+    pal("halt", pal::HALT, Alias),
+    pal("draina", pal::DRAINA, Alias),
+    pal("bpt", pal::BPT, Alias),
+    pal("bugchk", pal::BUGCHK, Alias),
+    pal("callsys", pal::CALLSYS, Alias),
+    pal("chmk", pal::CALLSYS, AsmOnly),
+    pal("imb", pal::IMB, Alias),
+    pal("rduniq", pal::RDUNIQ, Alias),
+    pal("wruniq", pal::WRUNIQ, Alias),
+    pal("gentrap", pal::GENTRAP, Alias),
     pcd("call_pal", Op::CallPal, 0x00),
     row("pal", Op::CallPal, Format::Pal, 0x00, 0, PCD, Base, AsmOnly, Q_NONE),
 

@@ -27,7 +27,7 @@ use crate::chipset::{self, Chipset, Decoded, Encoding, Window, WindowKind};
 use crate::exec::Event;
 use crate::machine::Machine;
 use crate::memory::{Access, Perm, PAGE_SIZE};
-use alpha_isa::{decode, disasm, Model, Op};
+use alpha_isa::{decode, disasm, pal, Model, Op};
 
 /// KSEG superpage base (Linux `IDENT_ADDR`).
 pub const KSEG: u64 = 0xffff_fc00_0000_0000;
@@ -499,34 +499,34 @@ impl Bare {
     fn pal(&mut self, func: u32) -> Option<Stop> {
         let cpu = &mut self.machine.cpus[0];
         match func {
-            0x0000 => {
+            pal::HALT => {
                 let s = (cpu.r[16] & 0xff) as u8;
                 Some(Stop::Halt(s))
             }
             // OSF/1 PALcode: imb, draina, swpipl, rdps, rdunique, wrunique.
-            0x0086 => {
+            pal::IMB => {
                 self.machine.flush_icache();
                 None
             }
-            0x0002 => {
+            pal::DRAINA => {
                 self.flush_held();
                 None
             }
-            0x0035 => {
+            pal::SWPIPL => {
                 let old = self.ipl;
                 self.ipl = cpu.r[16] & 7;
                 cpu.r[0] = old;
                 None
             }
-            0x0036 => {
+            pal::RDPS => {
                 cpu.r[0] = self.ipl;
                 None
             }
-            0x009e => {
+            pal::RDUNIQ => {
                 cpu.r[0] = cpu.uniq;
                 None
             }
-            0x009f => {
+            pal::WRUNIQ => {
                 cpu.uniq = cpu.r[16];
                 None
             }

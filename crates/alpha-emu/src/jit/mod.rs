@@ -68,7 +68,7 @@ use emit::{Backend, Code};
 use region::Region;
 use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
 
-pub use region::{Cfg, MAX_REGION, PAL_RDUNIQ};
+pub use region::{Cfg, MAX_REGION};
 
 /// Compiled code kept before the whole code cache is dropped and rebuilt.
 const MAX_CODE_BYTES: usize = 64 << 20;

@@ -40,12 +40,9 @@ pub struct Cfg {
     pub uniq: bool,
 }
 
-/// The PALcode function of `rduniq` (OSF/1 and Linux PALcode alike).
-pub const PAL_RDUNIQ: u32 = 0x9e;
-
 /// Is `u` CALL_PAL `rduniq`?
 pub(crate) fn is_rduniq(u: &Uop) -> bool {
-    u.kind == K::Generic && u.insn.op == Op::CallPal && u.insn.func == PAL_RDUNIQ
+    u.kind == K::Generic && u.insn.op == Op::CallPal && u.insn.func == alpha_isa::pal::RDUNIQ
 }
 
 pub(crate) fn shape(u: &Uop, cfg: Cfg) -> Shape {

@@ -30,7 +30,7 @@ use crate::exec::{self, Event};
 use crate::loader::{self, LoadedImage};
 use crate::machine::Machine;
 use crate::memory::{Access, FaultKind};
-use alpha_isa::{Ext, Insn, Model};
+use alpha_isa::{pal, Ext, Insn, Model};
 
 /// Signals whose default action ends the process (numbers as on Alpha Linux,
 /// arch/alpha/include/uapi/asm/signal.h).
@@ -40,14 +40,6 @@ pub const SIGFPE: u8 = 8;
 pub const SIGBUS: u8 = 10;
 pub const SIGSEGV: u8 = 11;
 
-// User PALcode functions (arch/alpha/include/uapi/asm/pal.h).
-pub const PAL_BPT: u32 = 0x80;
-pub const PAL_BUGCHK: u32 = 0x81;
-pub const PAL_CALLSYS: u32 = 0x83;
-pub const PAL_IMB: u32 = 0x86;
-pub const PAL_RDUNIQ: u32 = 0x9e;
-pub const PAL_WRUNIQ: u32 = 0x9f;
-pub const PAL_GENTRAP: u32 = 0xaa;
 
 /// Where guest I/O goes. The CLI uses the host's own descriptors; tests
 /// and the demo capture output in memory.
@@ -100,19 +92,23 @@ pub trait Host {
 /// The host's own stdin, stdout and stderr, used through their
 /// descriptors (no buffering in subword: a byte the guest was told is
 /// written has reached the host's `write`).
-pub struct StdHost;
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StdHost {
+    /// Streams 0-2 that were closed when subword started: the guest sees
+    /// them closed (EBADF), as it would under Linux. Only the binary can
+    /// know (it looks before the Rust runtime reopens them on `/dev/null`).
+    closed_at_start: [bool; 3],
+}
 
-/// Streams 0-2 that were closed when subword started (recorded by the
-/// binary before the Rust runtime reopens them on `/dev/null`); the guest
-/// sees them closed (EBADF), as it would under Linux.
-pub static STDIO_CLOSED_AT_START: [std::sync::atomic::AtomicBool; 3] = [
-    std::sync::atomic::AtomicBool::new(false),
-    std::sync::atomic::AtomicBool::new(false),
-    std::sync::atomic::AtomicBool::new(false),
-];
+impl StdHost {
+    /// The host's streams, those of `closed_at_start` closed to the guest.
+    pub fn new(closed_at_start: [bool; 3]) -> StdHost {
+        StdHost { closed_at_start }
+    }
 
-fn stdio_open(fd: u32) -> bool {
-    fd < 3 && !STDIO_CLOSED_AT_START[fd as usize].load(std::sync::atomic::Ordering::Relaxed)
+    fn open(&self, fd: u32) -> bool {
+        fd < 3 && !self.closed_at_start[fd as usize]
+    }
 }
 
 impl Host for StdHost {
@@ -133,7 +129,7 @@ impl Host for StdHost {
         let _ = writeln!(std::io::stderr(), "{line}");
     }
     fn write_fd(&mut self, fd: u32, bytes: &[u8]) -> std::io::Result<usize> {
-        if !stdio_open(fd) {
+        if !self.open(fd) {
             return Err(std::io::Error::from_raw_os_error(libc::EBADF));
         }
         loop {
@@ -149,7 +145,7 @@ impl Host for StdHost {
         }
     }
     fn read_fd(&mut self, fd: u32, buf: &mut [u8]) -> std::io::Result<usize> {
-        if !stdio_open(fd) {
+        if !self.open(fd) {
             return Err(std::io::Error::from_raw_os_error(libc::EBADF));
         }
         loop {
@@ -165,10 +161,10 @@ impl Host for StdHost {
         }
     }
     fn raw_fd(&self, fd: u32) -> Option<i32> {
-        stdio_open(fd).then_some(fd as i32)
+        self.open(fd).then_some(fd as i32)
     }
     fn stream_closed(&self, fd: u32) -> bool {
-        !stdio_open(fd)
+        !self.open(fd)
     }
 }
 
@@ -1572,8 +1568,8 @@ impl Process {
                         "{}({}): unaligned trap at {pc:016x}: {addr:x} {:x} {:x}",
                         self.comm,
                         self.threads[self.cur].tid,
-                        word >> 26,
-                        (word >> 21) & 31
+                        alpha_isa::opcode(word),
+                        alpha_isa::decode(word).ra
                     ));
                 }
                 None
@@ -1607,24 +1603,24 @@ impl Process {
 
     fn call_pal(&mut self, host: &mut dyn Host, c: usize, func: u32, at: u64) -> Option<Exit> {
         match func {
-            PAL_CALLSYS => syscall::callsys(self, host, c),
-            PAL_IMB => {
+            pal::CALLSYS => syscall::callsys(self, host, c),
+            pal::IMB => {
                 self.machine.flush_icache();
                 None
             }
-            PAL_RDUNIQ => {
+            pal::RDUNIQ => {
                 let cpu = &mut self.machine.cpus[c];
                 cpu.r[0] = cpu.uniq;
                 None
             }
-            PAL_WRUNIQ => {
+            pal::WRUNIQ => {
                 let cpu = &mut self.machine.cpus[c];
                 cpu.uniq = cpu.r[16];
                 None
             }
-            PAL_BPT | PAL_BUGCHK => {
+            pal::BPT | pal::BUGCHK => {
                 let w = self.where_(at);
-                let code = if func == PAL_BPT {
+                let code = if func == pal::BPT {
                     signal::TRAP_BRKPT
                 } else {
                     signal::TRAP_UNK
@@ -1639,7 +1635,7 @@ impl Process {
                     format!("{w}: breakpoint"),
                 )
             }
-            PAL_GENTRAP => {
+            pal::GENTRAP => {
                 let code = self.machine.cpus[c].r[16] as i64;
                 let (sig, si_code) = signal::gentrap(code);
                 let w = self.where_(at);

@@ -83,6 +83,11 @@ impl FileReport {
 
 /// Runs every step of `sc` on a fresh machine of `sc.memory_bytes`.
 pub fn run(sc: &Scenario, opts: RunOptions) -> FileReport {
+    run_on(sc, opts).0
+}
+
+/// [`run`], also handing back the machine as the last step left it.
+pub fn run_on(sc: &Scenario, opts: RunOptions) -> (FileReport, Machine) {
     let mut m = Machine::new(sc.memory_bytes);
     m.set_element_stride_mode(opts.element_stride);
     let mut r = Runner {
@@ -105,7 +110,7 @@ pub fn run(sc: &Scenario, opts: RunOptions) -> FileReport {
         r.exec(op);
         r.report.steps_run += 1;
     }
-    r.report
+    (r.report, r.m)
 }
 
 struct Runner {

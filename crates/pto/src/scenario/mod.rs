@@ -23,7 +23,7 @@ pub mod report;
 
 use std::path::Path;
 
-pub use exec::{run, FileReport, RunOptions, StepFailure, Transfer};
+pub use exec::{run, run_on, FileReport, RunOptions, StepFailure, Transfer};
 pub use parse::{parse, CandidateKind, Op, Scenario, ScenarioError, OPS};
 pub use report::{Warning, WarningKind};
 

@@ -1,17 +1,107 @@
-//! `subword demo`: the built-in tour. [`alpha_demo`] is the Alpha half:
-//! embedded assembly, assembled at run time by subword's own assembler and
-//! run by subword's own interpreter — nothing else needs to be installed.
+//! `subword demo`: the built-in tour, the first five minutes of subword.
+//! [`alpha_demo`] is the Alpha half: embedded assembly, assembled at run
+//! time by subword's own assembler and run by subword's own interpreter —
+//! nothing else needs to be installed; then the PTO half
+//! (`demo_pto`). Pictures and the example programs go to a directory the
+//! tour names and keeps, so the commands it prints still work after it.
+//! Every line it prints is at most [`WIDTH`] characters.
 
-use crate::CmdResult;
+use crate::{CmdResult, DemoArgs};
 use alpha_emu::linux::{self, CaptureHost, Exit, Options};
 use alpha_emu::memory::Perm;
 use alpha_emu::{Event, Machine};
+use std::path::{Path, PathBuf};
 
-pub fn run() -> CmdResult {
-    alpha_demo().map_err(crate::Failure)?;
+/// The widest line the tour prints.
+pub const WIDTH: usize = 100;
+
+/// Where the pictures and programs go without `--dir`.
+fn default_dir() -> PathBuf {
+    std::env::temp_dir().join("subword-demo")
+}
+
+pub fn run(a: DemoArgs) -> CmdResult {
+    let dir = a.dir.unwrap_or_else(default_dir);
+    std::fs::create_dir_all(&dir).map_err(|e| crate::Failure(format!("{}: {e}", dir.display())))?;
+    println!("subword demo: sub-word memory access, executed. Alpha first, then PTO; about five minutes.");
+    println!(
+        "Alpha: without byte stores (EV4, EV5) storing a byte rewrites the 8 bytes around it, so"
+    );
+    println!(
+        "two threads can lose each other's bytes. PTO: where the rows and nibbles of a tile land."
+    );
+    println!("Its pictures and example programs go to this directory, and stay after the tour:");
+    println!("    {}", dir.display());
     println!();
-    super::demo_pto::pto_demo().map_err(crate::Failure)?;
+    alpha_demo(&dir).map_err(crate::Failure)?;
+    super::demo_pto::pto_demo(&dir).map_err(crate::Failure)?;
+    println!("== Now your own program ==");
+    println!(
+        "Build it for a pre-BWX Alpha, then explore it (README.md: \"Five minutes with your own"
+    );
+    println!("program\"; docs/explore.md for everything else):");
+    println!(
+        "    alpha-linux-gnu-gcc -O2 -g -pthread -static -Wl,--no-relax -mcpu=ev4 prog.c -o prog"
+    );
+    println!("    subword alpha explore --cpu ev4 ./prog");
     Ok(crate::Outcome::Status(0))
+}
+
+/// Prints `text` wrapped to [`WIDTH`]: the first line as is, the others
+/// indented like it plus `hang` spaces. A word longer than a line stays whole.
+pub fn say_hanging(text: &str, hang: usize) {
+    for line in wrap(text, hang) {
+        println!("{line}");
+    }
+}
+
+/// [`say_hanging`] with continuation lines indented like the first.
+pub fn say(text: &str) {
+    say_hanging(text, 0)
+}
+
+/// The lines of [`say_hanging`]: a line that fits is kept as it is (its
+/// spacing too); a longer one breaks at the last space that fits.
+pub fn wrap(text: &str, hang: usize) -> Vec<String> {
+    let indent = text.len() - text.trim_start().len();
+    let cont = " ".repeat(indent + hang);
+    let mut lines = Vec::new();
+    let mut rest = text.trim_end().to_string();
+    while rest.chars().count() > WIDTH {
+        let limit = rest
+            .char_indices()
+            .nth(WIDTH)
+            .map_or(rest.len(), |(i, _)| i);
+        let floor = if lines.is_empty() { indent } else { cont.len() };
+        let cut = match rest[..limit].rfind(' ').filter(|&i| i > floor) {
+            Some(i) => i,
+            // One word longer than a line stays whole.
+            None => match rest[limit..].find(' ') {
+                Some(i) => limit + i,
+                None => break,
+            },
+        };
+        let tail = rest[cut..].trim_start().to_string();
+        rest.truncate(cut);
+        lines.push(rest.trim_end().to_string());
+        if tail.is_empty() {
+            return lines;
+        }
+        rest = format!("{cont}{tail}");
+    }
+    lines.push(rest);
+    lines
+}
+
+/// Writes `bytes` to `dir/name` whole: a file another tour is reading is
+/// replaced, never seen half written.
+pub fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf, String> {
+    let path = dir.join(name);
+    let tmp = dir.join(format!(".{name}.{}", std::process::id()));
+    std::fs::write(&tmp, bytes)
+        .and_then(|()| std::fs::rename(&tmp, &path))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(path)
 }
 
 const CODE: u64 = 0x10000;
@@ -41,7 +131,9 @@ fn snippet(model_name: &str, ncpus: usize, src: &str) -> Result<Machine, String>
 
 fn halted(ev: Event) -> Result<(), String> {
     match ev {
-        Event::CallPal { func: 0 } => Ok(()),
+        Event::CallPal {
+            func: alpha_isa::pal::HALT,
+        } => Ok(()),
         other => Err(format!("demo snippet stopped with {other:?}")),
     }
 }
@@ -180,18 +272,14 @@ fn demo_lost_store() -> Result<(), String> {
         let q = quad(&m, DATA)?;
         let b = q.to_le_bytes();
         println!(
-            "  {cpu:<4} {:<28} quadword 0x{q:016x}: byte 0 = 0x{:02x}, byte 1 = 0x{:02x}{}",
-            if first > 0 {
-                "(LDQ_U..STQ_U interleaved)"
-            } else {
-                "(STB)"
-            },
+            "  {cpu:<4} {:<12}  quadword 0x{q:016x}  byte 0 = 0x{:02x}  byte 1 = 0x{:02x}{}",
+            if first > 0 { "LDQ_U..STQ_U" } else { "STB" },
             b[0],
             b[1],
             if b[1] == 0xbb {
                 ""
             } else {
-                "   <- CPU 1's 0xbb lost"
+                "  <- CPU 1's 0xbb lost"
             }
         );
     }
@@ -199,21 +287,20 @@ fn demo_lost_store() -> Result<(), String> {
     Ok(())
 }
 
+/// The models the AMASK table shows: one per step in the extensions.
+const AMASK_MODELS: [&str; 6] = ["ev4", "ev5", "ev56", "pca56", "ev6", "ev67"];
+
 fn demo_amask() -> Result<(), String> {
-    println!("== Alpha 4: AMASK and IMPLVER per CPU model ==");
-    println!(
-        "AMASK clears the bits of the features a CPU has (bit 0 BWX, 1 FIX, 2 CIX, 8 MVI,\n\
-         9 precise traps, 12 prefetch-with-modify), so `amask(1) == 0` means BWX is present;\n\
-         IMPLVER gives the family (0 EV4, 1 EV5, 2 EV6). Each line ran `amask`/`implver`:"
-    );
+    println!("== Alpha 4: how a program asks for BWX: AMASK and IMPLVER ==");
+    println!("AMASK clears the bits of the extensions a CPU has (bit 0 BWX, 1 FIX, 2 CIX, 8 MVI, 9 precise");
+    println!("traps, 12 prefetch-with-modify); IMPLVER gives the family (0 EV4, 1 EV5, 2 EV6):");
     let src = "
         lda $16, 0x1307($31)
         amask $16, $1
-        lda $17, 1($31)
-        amask $17, $2
         implver $3
         halt";
-    for m in alpha_isa::MODELS {
+    for name in AMASK_MODELS {
+        let m = model(name)?;
         let mut mach = snippet(m.name, 1, src)?;
         halted(mach.run(0, 100))?;
         let r = &mach.cpus[0].r;
@@ -231,12 +318,11 @@ fn demo_amask() -> Result<(), String> {
         .map(|&(_, n)| n)
         .collect();
         println!(
-            "  {:<6} {:<8} implver {}  amask(0x1307) = 0x{:04x}  amask(1) = {}  has: {}",
+            "  {:<6} {:<8} implver {}  amask(0x1307) = 0x{:04x}  has: {}",
             m.name,
             m.part,
             r[3],
             r[1],
-            r[2],
             if names.is_empty() {
                 "-".to_string()
             } else {
@@ -244,16 +330,49 @@ fn demo_amask() -> Result<(), String> {
             }
         );
     }
+    println!("  (every model: subword alpha run --cpu help)");
     println!();
     Ok(())
 }
 
-/// The Alpha examples of the tour.
-pub fn alpha_demo() -> Result<(), String> {
+/// The Alpha examples of the tour; the explorer's programs and picture go to `dir`.
+pub fn alpha_demo(dir: &Path) -> Result<(), String> {
     demo_sigill()?;
     demo_same_memory()?;
     demo_lost_store()?;
     demo_amask()?;
     super::demo_chipset::demo_chipsets()?;
-    super::demo_explore::demo_explore()
+    super::demo_explore::demo_explore(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{wrap, WIDTH};
+
+    #[test]
+    fn wrap_keeps_short_lines_as_they_are_and_breaks_long_ones_at_spaces() {
+        let short = "  write-back   thread 1  pc 0x120000198";
+        assert_eq!(wrap(short, 4), [short]);
+        let long = format!("  {}", ["word"; 60].join(" "));
+        let lines = wrap(&long, 4);
+        assert!(lines.len() > 1);
+        assert!(
+            lines.iter().all(|l| l.chars().count() <= WIDTH),
+            "{lines:?}"
+        );
+        assert!(
+            lines[1..].iter().all(|l| l.starts_with("      word")),
+            "{lines:?}"
+        );
+        assert_eq!(
+            lines
+                .iter()
+                .map(|l| l.split_whitespace().count())
+                .sum::<usize>(),
+            60
+        );
+        // A word longer than a line stays whole, on a line of its own.
+        let word = "p".repeat(150);
+        assert_eq!(wrap(&format!("x {word}"), 0), ["x".to_string(), word]);
+    }
 }

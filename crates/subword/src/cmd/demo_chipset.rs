@@ -66,13 +66,14 @@ pub fn demo_chipsets() -> Result<(), String> {
         let r = run(cs, cpu, &body)?;
         let t = r.io.first().ok_or("no bus transaction")?;
         println!(
-            "  {cs:<6} ({cpu:<4}) phys 0x{phys:<12x} {:<9} bus 0x{:x} lane {} data 0x{:x}  console {:?}   [{how}]",
+            "  {cs:<6} ({cpu:<4}) phys 0x{phys:<12x} {:<9} bus 0x{:x} lane {} data 0x{:x}  console {:?}",
             t.window.name(),
             t.bus,
             t.lane,
             t.data,
             String::from_utf8_lossy(&r.console)
         );
+        println!("                as Linux's {how}");
     }
     println!("  Without INSBL: outb(0x83, 0x3fb) (the UART's LCR, lane 3) on CIA:");
     for insbl in [true, false] {

@@ -1,11 +1,13 @@
 //! `subword demo`, the explorer's part: a two-thread Linux program written
 //! in assembly (assembled at run time by subword's own assembler, so
-//! nothing else needs to be installed) explored by `alpha explore` exactly
-//! as a user would run it — once storing its two neighbouring bytes with
-//! the pre-BWX LDQ_U…STQ_U sequence, once with `STB`.
+//! nothing else needs to be installed), written into the tour's directory
+//! and explored by `subword alpha explore` exactly as a user would run it —
+//! once storing its two neighbouring bytes with the pre-BWX LDQ_U…STQ_U
+//! sequence (drawing the finding's schedule), once with `STB`.
 
-use crate::{CmdResult, ExploreArgs, Failure};
-use clap::Parser;
+use super::demo::{say, say_hanging};
+use std::path::Path;
+use std::process::{Command, Stdio};
 
 /// The program (`tests/c/explore_cli/byte_pair.s`, which the explorer's
 /// tests assemble too): `_start` clones a thread (CLONE_VM|CLONE_FS|
@@ -28,56 +30,91 @@ const PRE_BWX: &str = "        insbl   $17, $16, $17
 
 const BWX: &str = "        stb     $17, 0($16)";
 
-#[derive(Parser)]
-struct Explore {
-    #[command(flatten)]
-    args: ExploreArgs,
-}
-
-/// Write the program, then run `alpha explore` on it with these options.
-fn explore(dir: &std::path::Path, name: &str, body: &str, options: &[&str]) -> CmdResult {
+/// Writes the program into `dir` and runs `subword alpha explore` on it
+/// there, as a user would (a child process of this very binary, its
+/// output captured and wrapped to the tour's width). The status and the
+/// report's lines.
+fn explore(dir: &Path, name: &str, body: &str, options: &[&str]) -> Result<(u8, String), String> {
     let elf = alpha_isa::assemble(&program(body), name)
-        .map_err(|e| Failure(e.to_string()))?
+        .map_err(|e| e.to_string())?
         .to_elf();
-    let path = dir.join(name);
-    std::fs::write(&path, elf).map_err(|e| Failure(format!("{}: {e}", path.display())))?;
-    let mut argv = vec!["explore"];
-    argv.extend_from_slice(options);
-    let p = path.display().to_string();
-    argv.push(&p);
-    println!("    $ subword alpha explore {} {name}", options.join(" "));
-    let e = Explore::try_parse_from(argv).map_err(|e| Failure(e.to_string()))?;
-    super::explore::run(e.args)
+    let path = super::demo::write_file(dir, name, &elf)?;
+    make_executable(&path)?;
+    let prog = format!("./{name}");
+    println!("    $ subword alpha explore {} {prog}", options.join(" "));
+    let exe = std::env::current_exe().map_err(|e| format!("subword itself: {e}"))?;
+    let out = Command::new(exe)
+        .args(["alpha", "explore"])
+        .args(options)
+        .arg(&prog)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("running alpha explore: {e}"))?;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    for line in stdout
+        .lines()
+        .chain(String::from_utf8_lossy(&out.stderr).lines())
+    {
+        super::demo::say_hanging(line, 4);
+    }
+    let status = out.status.code().unwrap_or(255) as u8;
+    Ok((status, stdout))
 }
 
-pub fn demo_explore() -> Result<(), String> {
+fn make_executable(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+pub fn demo_explore(dir: &Path) -> Result<(), String> {
     println!("== Alpha 6: the schedule explorer finds the lost store in a real program ==");
     println!(
-        "A two-thread Alpha Linux program: the main thread stores 0xaa into byte 0 of a\n\
-         quadword, a cloned thread stores 0xbb into byte 1. `alpha explore` runs it under\n\
-         many deterministic schedules, watches every byte, and reports the schedule in which\n\
-         one thread's STQ_U writes back a stale neighbour, with a replay string."
+        "A two-thread Alpha Linux program: the main thread stores 0xaa into byte 0 of a quadword,"
     );
-    let dir = std::env::temp_dir().join(format!("subword-demo-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let opts = ["--cpu", "ev4", "--strategy", "pct", "--schedules", "100"];
-    let racy = explore(&dir, "byte_pair_prebwx", PRE_BWX, &opts);
-    println!("\nThe same program with STB (one byte written, nothing else):");
-    let clean = explore(
-        &dir,
+    println!(
+        "a cloned thread stores 0xbb into byte 1. `alpha explore` runs it under many deterministic"
+    );
+    println!("schedules, watches every byte, and reports the schedule in which one thread's STQ_U writes");
+    println!("back a stale neighbour, with the command that replays it and a picture of it:");
+    say(&format!("    $ cd {}", dir.display()));
+    let (racy, report) = explore(
+        dir,
+        "byte_pair_prebwx",
+        PRE_BWX,
+        &[
+            "--cpu",
+            "ev4",
+            "--schedules",
+            "100",
+            "--svg",
+            "lost-store.svg",
+        ],
+    )?;
+    println!();
+    println!("The same program with STB (one byte written, nothing else):");
+    let (clean, _) = explore(
+        dir,
         "byte_pair_stb",
         BWX,
-        &["--cpu", "ev56", "--strategy", "pct", "--schedules", "100"],
-    );
-    let _ = std::fs::remove_dir_all(&dir);
-    match (racy, clean) {
-        (Ok(crate::Outcome::Status(1)), Ok(crate::Outcome::Status(0))) => {
-            println!();
-            Ok(())
-        }
-        (Err(Failure(e)), _) | (_, Err(Failure(e))) => Err(e),
-        _ => Err("the explorer demo did not find exactly the pre-BWX lost store".into()),
+        &["--cpu", "ev56", "--schedules", "100"],
+    )?;
+    if racy != 1 || clean != 0 {
+        return Err("the explorer demo did not find exactly the pre-BWX lost store".into());
     }
+    let replay = report
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("replay: "))
+        .ok_or("the explorer's report has no replay line")?;
+    println!();
+    println!(
+        "The picture of that schedule is lost-store.svg; the schedule replays after the tour too:"
+    );
+    say(&format!("    $ cd {}", dir.display()));
+    say_hanging(&format!("    $ {replay}"), 4);
+    println!();
+    Ok(())
 }
 
 #[cfg(test)]
