@@ -40,7 +40,6 @@ pub const SIGFPE: u8 = 8;
 pub const SIGBUS: u8 = 10;
 pub const SIGSEGV: u8 = 11;
 
-
 /// Where guest I/O goes. The CLI uses the host's own descriptors; tests
 /// and the demo capture output in memory.
 ///

@@ -261,6 +261,7 @@ pub fn run(a: RunArgs) -> CmdResult {
             ("--unset-env", a.unset_env.clone()),
         ],
     )?;
+    let mut host = StdHost::new(crate::stdio_closed_at_start());
     let exit = match gdb {
         Some(port) => {
             // One instruction at a time under the stub: no compiled code.
@@ -270,10 +271,10 @@ pub fn run(a: RunArgs) -> CmdResult {
             let l = std::net::TcpListener::bind(("127.0.0.1", port))
                 .map_err(|e| Failure(format!("-g {port}: {e}")))?;
             let (conn, _) = l.accept().map_err(|e| Failure(format!("-g {port}: {e}")))?;
-            alpha_emu::gdb::serve(&mut p, &mut StdHost, conn, opts.max_insns)
+            alpha_emu::gdb::serve(&mut p, &mut host, conn, opts.max_insns)
                 .map_err(|e| Failure(format!("{path}: {e}")))?
         }
-        None => linux::run_program(&elf, &opts, &mut StdHost)
+        None => linux::run_program(&elf, &opts, &mut host)
             .map_err(|e| Failure(format!("{path}: {e}")))?,
     };
     Ok(Outcome::Status(exit.status()))
