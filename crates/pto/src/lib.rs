@@ -38,6 +38,9 @@
 //! - `aligned` (private): cache-line aligned byte buffers for tile payloads
 //!   and GM pages.
 //!
+//! Scenario files, their runner and the footprint drawing live beside the
+//! model in the `pto-scenario` crate; this crate knows no file format.
+//!
 //! Invariants: every GM address of a TLOAD/TSTORE comes from
 //! [`addressing::tile_memory_strided_byte_address`] (ADR 0074's byte row
 //! stride) except under the opt-in `--element-stride` what-if; nothing but
@@ -50,7 +53,6 @@ mod aligned;
 pub mod asm;
 pub mod bundle;
 pub mod contract;
-pub mod footprint;
 pub mod forms;
 pub mod gather;
 pub mod gm;
@@ -60,7 +62,6 @@ pub mod memory_model;
 pub mod operands;
 pub mod prefetch;
 mod rows;
-pub mod scenario;
 pub mod shared;
 pub mod tile;
 pub mod trap;

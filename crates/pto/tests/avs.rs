@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use pto::scenario::{self, FileReport, RunOptions, WarningKind};
+use pto_scenario::{self as scenario, FileReport, RunOptions, WarningKind};
 
 fn avs_dir() -> PathBuf {
     testkit::workspace_root().join("tests/pto/avs")

@@ -409,7 +409,7 @@ fn malformed_indexed_and_gmov_steps_name_the_file_step_and_field() {
     ];
     for (body, want) in cases {
         let text = format!("[[step]]\nop = \"reset\"\n[[step]]\n{body}\n");
-        let e = pto::scenario::parse("bad.toml", &text)
+        let e = pto_scenario::parse("bad.toml", &text)
             .expect_err(body)
             .to_string();
         assert!(e.starts_with("bad.toml: step 2"), "{e}");

@@ -4,7 +4,7 @@
 //! `storage` index the layout's formula gives (asl/tile/model/definedness/
 //! elements.asl, packed-boundary.asl).
 
-use pto::scenario::{self, RunOptions};
+use pto_scenario::{self as scenario, RunOptions};
 
 const DTYPES: [(&str, u64); 25] = [
     ("FP64", 64),

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use super::demo::{say, say_hanging};
-use pto::scenario::{self, RunOptions};
+use pto_scenario::{self as scenario, RunOptions};
 
 /// The example the tour explains byte by byte.
 const PACKED: (&str, &str) = (
@@ -78,7 +78,7 @@ pub fn pto_demo(dir: &Path) -> Result<(), String> {
         .map_err(|f| format!("demo scenario {file}: reading GM: {f:?}"))?;
     let hex: Vec<String> = gm.iter().map(|b| format!("{b:02x}")).collect();
     println!("    0x{PACKED_BASE:x}: {}", hex.join(" "));
-    let svg = pto::footprint::svg(
+    let svg = pto_scenario::footprint::svg(
         "packed U4X2 TSTORE with a 4-byte row pitch (adr0074-packed-row-pitch.toml)",
         &report.transfers,
     );

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use pto::scenario::{self, FileReport, RunOptions, Scenario};
+use pto_scenario::{self as scenario, FileReport, RunOptions, Scenario};
 
 use crate::{CmdResult, Failure, Outcome, PtoRunArgs};
 
@@ -106,7 +106,7 @@ pub fn footprint(scenario_path: &Path, svg_path: Option<&Path>, element_stride: 
     }
     let status = Outcome::Status(if report.passed() { 0 } else { 1 });
     let Some(svg_path) = svg_path else {
-        print!("{}", pto::footprint::text(&report.transfers));
+        print!("{}", pto_scenario::footprint::text(&report.transfers));
         return Ok(status);
     };
     let mut title = match &sc.name {
@@ -116,7 +116,7 @@ pub fn footprint(scenario_path: &Path, svg_path: Option<&Path>, element_stride: 
     if element_stride {
         title.push_str(" [what-if: pre-ADR-0074 element-unit stride]");
     }
-    let svg = pto::footprint::svg(&title, &report.transfers);
+    let svg = pto_scenario::footprint::svg(&title, &report.transfers);
     std::fs::write(svg_path, svg)
         .map_err(|e| Failure(format!("{}: cannot write: {e}", svg_path.display())))?;
     let accesses: usize = report.transfers.iter().map(|t| t.accesses.len()).sum();

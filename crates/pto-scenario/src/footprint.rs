@@ -16,8 +16,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use crate::scenario::Transfer;
-use crate::{GmAccess, Nibble};
+use crate::runner::Transfer;
+use pto::{GmAccess, Nibble};
 
 const CELL: u64 = 18;
 const LEFT: u64 = 96;
@@ -344,6 +344,97 @@ fn escape(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
+/// The footprint as text (`subword pto footprint SCENARIO` without `--svg`):
+/// per transfer, one line per PE, direction and tile row, listing the GM
+/// ranges it touches with the columns they hold. Packed four-bit elements
+/// are named by nibble (`0x320.lo`, `0x320.hi`), so a run of them reads
+/// `0x320.lo..=0x321.hi (cols 0..=3)`.
+pub fn text(transfers: &[Transfer]) -> String {
+    let mut out = String::new();
+    if transfers.is_empty() {
+        out.push_str("no TLOAD/TSTORE accessed GM in this scenario\n");
+        return out;
+    }
+    for t in transfers {
+        let _ = writeln!(
+            out,
+            "step {} ({}): {} element access(es)",
+            t.step,
+            t.op,
+            t.accesses.len()
+        );
+        // (pe, write, row) -> accesses in column order.
+        let mut rows: BTreeMap<(usize, bool, u64), Vec<&GmAccess>> = BTreeMap::new();
+        for a in &t.accesses {
+            rows.entry((a.pe, a.write, a.row)).or_default().push(a);
+        }
+        for ((pe, write, row), mut acc) in rows {
+            acc.sort_by_key(|a| a.col);
+            let runs = runs_of(&acc);
+            let verb = if write { "writes" } else { "reads " };
+            let _ = writeln!(out, "  PE{pe} {verb} row {row}: {}", runs.join(", "));
+        }
+    }
+    out
+}
+
+/// Half-byte positions `[first, last]` an access covers (two per byte).
+fn halves(a: &GmAccess) -> (u64, u64) {
+    let base = a.addr.wrapping_mul(2);
+    match a.nibble {
+        Some(Nibble::Low) => (base, base),
+        Some(Nibble::High) => (base + 1, base + 1),
+        None => (base, base + 2 * a.size.max(1) as u64 - 1),
+    }
+}
+
+/// Consecutive columns whose GM positions follow one another, as
+/// `0xA..=0xB (cols C..=D)`.
+fn runs_of(acc: &[&GmAccess]) -> Vec<String> {
+    let packed = acc.iter().any(|a| a.nibble.is_some());
+    let pos = |h: u64| {
+        if packed {
+            format!(
+                "{:#x}.{}",
+                h / 2,
+                if h.is_multiple_of(2) { "lo" } else { "hi" }
+            )
+        } else {
+            format!("{:#x}", h / 2)
+        }
+    };
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < acc.len() {
+        let (first, mut last) = halves(acc[i]);
+        let mut j = i + 1;
+        while j < acc.len() && acc[j].col == acc[j - 1].col + 1 && halves(acc[j]).0 == last + 1 {
+            last = halves(acc[j]).1;
+            j += 1;
+        }
+        let (c0, c1) = (acc[i].col, acc[j - 1].col);
+        let cols = if c0 == c1 {
+            format!("col {c0}")
+        } else {
+            format!("cols {c0}..={c1}")
+        };
+        let span = if packed {
+            if first == last {
+                pos(first)
+            } else {
+                format!("{}..={}", pos(first), pos(last))
+            }
+        } else if first / 2 == last / 2 {
+            pos(first)
+        } else {
+            format!("{}..={}", pos(first), pos(last))
+        };
+        runs.push(format!("{span} ({cols})"));
+        i = j;
+    }
+    runs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -477,91 +568,4 @@ mod tests {
         assert!(s.contains("not accessed</text>"), "{s}");
         assert!(s.len() < 20_000, "folded output stays small: {}", s.len());
     }
-}
-
-/// The footprint as text (`subword pto footprint SCENARIO` without `--svg`):
-/// per transfer, one line per PE, direction and tile row, listing the GM
-/// ranges it touches with the columns they hold. Packed four-bit elements
-/// are named by nibble (`0x320.lo`, `0x320.hi`), so a run of them reads
-/// `0x320.lo..=0x321.hi (cols 0..=3)`.
-pub fn text(transfers: &[Transfer]) -> String {
-    let mut out = String::new();
-    if transfers.is_empty() {
-        out.push_str("no TLOAD/TSTORE accessed GM in this scenario\n");
-        return out;
-    }
-    for t in transfers {
-        let _ = writeln!(
-            out,
-            "step {} ({}): {} element access(es)",
-            t.step,
-            t.op,
-            t.accesses.len()
-        );
-        // (pe, write, row) -> accesses in column order.
-        let mut rows: BTreeMap<(usize, bool, u64), Vec<&GmAccess>> = BTreeMap::new();
-        for a in &t.accesses {
-            rows.entry((a.pe, a.write, a.row)).or_default().push(a);
-        }
-        for ((pe, write, row), mut acc) in rows {
-            acc.sort_by_key(|a| a.col);
-            let runs = runs_of(&acc);
-            let verb = if write { "writes" } else { "reads " };
-            let _ = writeln!(out, "  PE{pe} {verb} row {row}: {}", runs.join(", "));
-        }
-    }
-    out
-}
-
-/// Half-byte positions `[first, last]` an access covers (two per byte).
-fn halves(a: &GmAccess) -> (u64, u64) {
-    let base = a.addr.wrapping_mul(2);
-    match a.nibble {
-        Some(Nibble::Low) => (base, base),
-        Some(Nibble::High) => (base + 1, base + 1),
-        None => (base, base + 2 * a.size.max(1) as u64 - 1),
-    }
-}
-
-/// Consecutive columns whose GM positions follow one another, as
-/// `0xA..=0xB (cols C..=D)`.
-fn runs_of(acc: &[&GmAccess]) -> Vec<String> {
-    let packed = acc.iter().any(|a| a.nibble.is_some());
-    let pos = |h: u64| {
-        if packed {
-            format!("{:#x}.{}", h / 2, if h % 2 == 0 { "lo" } else { "hi" })
-        } else {
-            format!("{:#x}", h / 2)
-        }
-    };
-    let mut runs = Vec::new();
-    let mut i = 0;
-    while i < acc.len() {
-        let (first, mut last) = halves(acc[i]);
-        let mut j = i + 1;
-        while j < acc.len() && acc[j].col == acc[j - 1].col + 1 && halves(acc[j]).0 == last + 1 {
-            last = halves(acc[j]).1;
-            j += 1;
-        }
-        let (c0, c1) = (acc[i].col, acc[j - 1].col);
-        let cols = if c0 == c1 {
-            format!("col {c0}")
-        } else {
-            format!("cols {c0}..={c1}")
-        };
-        let span = if packed {
-            if first == last {
-                pos(first)
-            } else {
-                format!("{}..={}", pos(first), pos(last))
-            }
-        } else if first / 2 == last / 2 {
-            pos(first)
-        } else {
-            format!("{}..={}", pos(first), pos(last))
-        };
-        runs.push(format!("{span} ({cols})"));
-        i = j;
-    }
-    runs
 }

@@ -18,7 +18,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::{GmAccess, Nibble};
+use pto::{GmAccess, Nibble};
 
 /// Which report a warning comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

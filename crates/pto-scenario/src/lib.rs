@@ -1,42 +1,33 @@
-//! PTO scenario runner (`subword pto run`), format: `PTO-SCENARIO.md`.
+//! PTO scenarios: the harness that drives the `pto` model the way the PTO
+//! specification's AVS points drive its ASL model — set state, execute
+//! encoded command instructions, check memory, tiles and faults — from TOML
+//! files (format: `docs/pto-scenarios.md`). Like Sail's emulator harness it
+//! lives beside the model, not in it: the `pto` crate mirrors the ASL and
+//! knows no file format.
 //!
-//! A scenario drives the model the way the spec's AVS points drive the ASL
-//! model: set state, execute encoded command instructions, check memory,
-//! tiles and faults. Each step mirrors one model primitive, so an AVS point
-//! translates step for step (see `tests/pto/avs/`). The ops added to the
-//! format beyond PTO-SCENARIO.md (direct `tload`/`tstore`, memory events,
-//! descriptor and binding read-back, contract predicates by ASL name, …) are
-//! listed in `tests/pto/README.md`.
-//!
-//! - [`parse`]: TOML text to typed steps; malformed input is a
+//! - [`file`]: TOML text to a [`Scenario`]; malformed input is a
 //!   [`ScenarioError`] (file, step, reason), never a panic.
-//! - [`exec`]: runs the steps on a fresh [`crate::Machine`]; a failed
+//! - [`ops`]: the operations, one definition each (name, fields, parse,
+//!   run) in one table, [`ops::OPS`].
+//! - [`runner`]: runs the steps on a fresh [`pto::Machine`]; a failed
 //!   expectation is recorded and the run continues.
 //! - [`report`]: beyond-the-spec warnings (cross-PE conflicts, stride units).
+//! - [`footprint`]: the GM bytes and nibbles each PE touched, as SVG or text.
 //!
-//! Architecture invariant: a run's outcome (pass/fail) depends only on the
-//! expectations; warnings never change it.
+//! **Architecture Invariant:** a run's outcome (pass/fail) depends only on
+//! the expectations; warnings never change it.
 
-pub mod exec;
-pub mod parse;
+pub mod fields;
+pub mod file;
+pub mod footprint;
+pub mod ops;
 pub mod report;
+pub mod runner;
 
-use std::path::Path;
-
-pub use exec::{run, run_on, FileReport, RunOptions, StepFailure, Transfer};
-pub use parse::{parse, CandidateKind, Op, Scenario, ScenarioError, OPS};
+pub use file::{load, parse, Scenario, ScenarioError};
+pub use ops::OPS;
 pub use report::{Warning, WarningKind};
-
-/// Reads and parses a scenario file; the error names the file.
-pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
-    let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
-        file: file.clone(),
-        step: None,
-        reason: format!("cannot read: {e}"),
-    })?;
-    parse(&file, &text)
-}
+pub use runner::{run, run_on, FileReport, RunOptions, Runner, StepFailure, Transfer};
 
 /// The `--json` object of a run over several files; files that did not
 /// parse are listed under `malformed` (and make `passed` false):

@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 
-use pto::scenario::{self, RunOptions};
+use pto_scenario::{self as scenario, RunOptions};
 
 const DTYPES: &[&str] = &["FP32", "FP16", "U8", "S8", "U4X2", "S4X2", "U64", "E4M3"];
 
@@ -191,7 +191,7 @@ fn the_step_generator_covers_every_op() {
         seen.insert(op);
     }
     let all: std::collections::BTreeSet<String> =
-        scenario::OPS.iter().map(|s| s.to_string()).collect();
+        scenario::OPS.iter().map(|d| d.name.to_string()).collect();
     let missing: Vec<_> = all.difference(&seen).collect();
     let unknown: Vec<_> = seen.difference(&all).collect();
     assert!(
