@@ -15,6 +15,7 @@
 pub mod epoll;
 pub mod errno;
 pub mod fs;
+pub mod hostexec;
 pub mod mm;
 pub mod net;
 pub mod process;
@@ -111,7 +112,7 @@ pub static STDIO_CLOSED_AT_START: [std::sync::atomic::AtomicBool; 3] = [
     std::sync::atomic::AtomicBool::new(false),
 ];
 
-fn stdio_open(fd: u32) -> bool {
+pub(crate) fn stdio_open(fd: u32) -> bool {
     fd < 3 && !STDIO_CLOSED_AT_START[fd as usize].load(std::sync::atomic::Ordering::Relaxed)
 }
 
@@ -229,6 +230,11 @@ pub struct Options {
     /// Size of the initial stack mapping in bytes (`--stack-size`, qemu's
     /// `-s`); [`stack::STACK_SIZE`] when `None`.
     pub stack_size: Option<u64>,
+    /// `execve` of a program that is not Alpha replaces this host process
+    /// with it, as qemu-user does ([`hostexec`]); off, it is ENOEXEC. Only
+    /// for a process whose guest descriptors 0-2 are the host's own
+    /// (`alpha run`): an embedded run keeps it off.
+    pub host_exec: bool,
 }
 
 impl Options {
@@ -249,6 +255,7 @@ impl Options {
             deterministic: false,
             max_processes: None,
             stack_size: None,
+            host_exec: false,
         }
     }
 

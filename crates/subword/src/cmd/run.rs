@@ -225,6 +225,7 @@ pub fn run(a: RunArgs) -> CmdResult {
     opts.sysroot = a.sysroot.clone().or_else(env_sysroot);
     opts.jit_stats = a.jit_stats;
     opts.deterministic = a.deterministic;
+    opts.host_exec = true;
     opts.jit = match (a.no_jit, a.jit_threshold) {
         (true, _) => None,
         (false, None) => opts.jit,
