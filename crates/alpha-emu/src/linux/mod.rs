@@ -15,6 +15,7 @@
 pub mod epoll;
 pub mod errno;
 pub mod fs;
+pub mod hostexec;
 pub mod mm;
 pub mod net;
 pub mod process;
@@ -224,6 +225,11 @@ pub struct Options {
     /// Size of the initial stack mapping in bytes (`--stack-size`, qemu's
     /// `-s`); [`stack::STACK_SIZE`] when `None`.
     pub stack_size: Option<u64>,
+    /// `execve` of a program that is not Alpha replaces this host process
+    /// with it, as qemu-user does ([`hostexec`]); off, it is ENOEXEC. Only
+    /// for a process whose guest descriptors 0-2 are the host's own
+    /// (`alpha run`): an embedded run keeps it off.
+    pub host_exec: bool,
 }
 
 impl Options {
@@ -244,6 +250,7 @@ impl Options {
             deterministic: false,
             max_processes: None,
             stack_size: None,
+            host_exec: false,
         }
     }
 
@@ -1678,14 +1685,23 @@ pub fn set_result(cpu: &mut crate::cpu::Cpu, r: Result<u64, u64>) {
     }
 }
 
+impl Process {
+    /// The guest starts without descriptors 0-2 that `host` has closed, as
+    /// under Linux; so a `Stdio(n)` object in the table is always a stream
+    /// the host has open.
+    pub fn close_streams_closed_in(&mut self, host: &dyn Host) {
+        for fd in 0..3 {
+            if host.stream_closed(fd) {
+                let _ = self.fds.close(fd as u64);
+            }
+        }
+    }
+}
+
 /// Load and run `elf` to the end: the whole of `subword alpha run`.
 pub fn run_program(elf: &[u8], opts: &Options, host: &mut dyn Host) -> Result<Exit, String> {
     let mut p = Process::new(elf, opts)?;
-    for fd in 0..3 {
-        if host.stream_closed(fd) {
-            let _ = p.fds.close(fd as u64);
-        }
-    }
+    p.close_streams_closed_in(host);
     let exit = p.run(host, opts.max_insns);
     p.leave_tree(&exit);
     if opts.jit_stats {

@@ -225,6 +225,7 @@ pub fn run(a: RunArgs) -> CmdResult {
     opts.sysroot = a.sysroot.clone().or_else(env_sysroot);
     opts.jit_stats = a.jit_stats;
     opts.deterministic = a.deterministic;
+    opts.host_exec = true;
     opts.jit = match (a.no_jit, a.jit_threshold) {
         (true, _) => None,
         (false, None) => opts.jit,
@@ -268,6 +269,7 @@ pub fn run(a: RunArgs) -> CmdResult {
             opts.jit = None;
             let mut p =
                 linux::Process::new(&elf, &opts).map_err(|e| Failure(format!("{path}: {e}")))?;
+            p.close_streams_closed_in(&host);
             let l = std::net::TcpListener::bind(("127.0.0.1", port))
                 .map_err(|e| Failure(format!("-g {port}: {e}")))?;
             let (conn, _) = l.accept().map_err(|e| Failure(format!("-g {port}: {e}")))?;
