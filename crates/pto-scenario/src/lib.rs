@@ -5,12 +5,13 @@
 //! lives beside the model, not in it: the `pto` crate mirrors the ASL and
 //! knows no file format.
 //!
-//! - [`file`]: TOML text to a [`Scenario`]; malformed input is a
-//!   [`ScenarioError`] (file, step, reason), never a panic.
+//! - [`scenario`]: TOML text to a [`Scenario`] (malformed input is a
+//!   [`ScenarioError`]: file, step, reason; never a panic), and running it.
 //! - [`ops`]: the operations, one definition each (name, fields, parse,
 //!   run) in one table, [`ops::OPS`].
-//! - [`runner`]: runs the steps on a fresh [`pto::Machine`]; a failed
-//!   expectation is recorded and the run continues.
+//! - [`runner`]: the state of a run (a fresh [`pto::Machine`], the report
+//!   so far) that operations run against; a failed expectation is recorded
+//!   and the run continues.
 //! - [`report`]: beyond-the-spec warnings (cross-PE conflicts, stride units).
 //! - [`footprint`]: the GM bytes and nibbles each PE touched, as SVG or text.
 //!
@@ -18,16 +19,16 @@
 //! the expectations; warnings never change it.
 
 pub mod fields;
-pub mod file;
 pub mod footprint;
 pub mod ops;
 pub mod report;
 pub mod runner;
+pub mod scenario;
 
-pub use file::{load, parse, Scenario, ScenarioError};
 pub use ops::OPS;
 pub use report::{Warning, WarningKind};
-pub use runner::{run, run_on, FileReport, RunOptions, Runner, StepFailure, Transfer};
+pub use runner::{FileReport, RunOptions, Runner, StepFailure, Transfer};
+pub use scenario::{load, parse, run, run_on, Scenario, ScenarioError};
 
 /// The `--json` object of a run over several files; files that did not
 /// parse are listed under `malformed` (and make `passed` false):

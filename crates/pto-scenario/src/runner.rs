@@ -11,7 +11,6 @@ use std::str::FromStr;
 use crate::fields::{
     ElementAt, ElementValue, ExecExpect, PredArg, PredValue, TileExpect, TileRef, TileSpec,
 };
-use crate::file::Scenario;
 use crate::report::{analyse_transfer, StrideInfo, TransferContext, Warning};
 use pto::{DataType, Fault, GmAccess, Machine, TileConfig, TileLayout, TileLocation};
 
@@ -79,40 +78,8 @@ impl FileReport {
     }
 }
 
-/// Runs every step of `sc` on a fresh machine of `sc.memory_bytes`.
-pub fn run(sc: &Scenario, opts: RunOptions) -> FileReport {
-    run_on(sc, opts).0
-}
-
-/// [`run`], also handing back the machine as the last step left it.
-pub fn run_on(sc: &Scenario, opts: RunOptions) -> (FileReport, Machine) {
-    let mut m = Machine::new(sc.memory_bytes);
-    m.set_element_stride_mode(opts.element_stride);
-    let mut r = Runner {
-        m,
-        report: FileReport {
-            file: sc.file.clone(),
-            name: sc.name.clone(),
-            steps_run: 0,
-            failures: Vec::new(),
-            warnings: Vec::new(),
-            transfers: Vec::new(),
-        },
-        step: 0,
-        last_transfers: Vec::new(),
-        op: "",
-    };
-    for (i, op) in sc.steps.iter().enumerate() {
-        r.step = i + 1;
-        r.op = op.name();
-        op.exec(&mut r);
-        r.report.steps_run += 1;
-    }
-    (r.report, r.m)
-}
-
 /// The state of one run: the model, the report so far, and where it is.
-/// Operations run against it ([`crate::ops::Operation::run`]).
+/// Operations run against it (`crate::ops::Operation::run`).
 pub struct Runner {
     pub(crate) m: Machine,
     pub(crate) report: FileReport,
@@ -157,6 +124,48 @@ pub(crate) fn tile_config(spec: &TileSpec) -> Result<TileConfig, String> {
 }
 
 impl Runner {
+    /// A run of file `file` (scenario `name`) on a fresh machine of
+    /// `memory_bytes` of GM.
+    pub(crate) fn new(
+        file: &str,
+        name: Option<&str>,
+        memory_bytes: u64,
+        opts: RunOptions,
+    ) -> Runner {
+        let mut m = Machine::new(memory_bytes);
+        m.set_element_stride_mode(opts.element_stride);
+        Runner {
+            m,
+            report: FileReport {
+                file: file.to_string(),
+                name: name.map(str::to_string),
+                steps_run: 0,
+                failures: Vec::new(),
+                warnings: Vec::new(),
+                transfers: Vec::new(),
+            },
+            step: 0,
+            last_transfers: Vec::new(),
+            op: "",
+        }
+    }
+
+    /// Step `step` (1-based), of operation `op`, is next.
+    pub(crate) fn begin_step(&mut self, step: usize, op: &'static str) {
+        self.step = step;
+        self.op = op;
+    }
+
+    /// The step has run.
+    pub(crate) fn end_step(&mut self) {
+        self.report.steps_run += 1;
+    }
+
+    /// The report, and the machine as the last step left it.
+    pub(crate) fn finish(self) -> (FileReport, Machine) {
+        (self.report, self.m)
+    }
+
     pub(crate) fn fail(&mut self, expected: impl Into<String>, got: impl Into<String>) {
         self.report.failures.push(StepFailure {
             step: self.step,
@@ -637,11 +646,13 @@ pub(crate) mod ext {
         }
     }
 
-    fn arg_tepl(args: &[PredArg], i: usize) -> Result<pto::operands::TeplOperation, String> {
+    fn arg_tepl(args: &[PredArg], i: usize) -> Result<pto::block::operands::TeplOperation, String> {
         match args.get(i) {
-            Some(PredArg::Name(s)) => pto::operands::TeplOperation::from_name(s).ok_or_else(|| {
-                format!("unknown operation `{s}` (want a TEPL operation name such as TADDS)")
-            }),
+            Some(PredArg::Name(s)) => {
+                pto::block::operands::TeplOperation::from_name(s).ok_or_else(|| {
+                    format!("unknown operation `{s}` (want a TEPL operation name such as TADDS)")
+                })
+            }
             Some(PredArg::Num(n)) => {
                 Err(format!("argument {} = {n}: want an operation name", i + 1))
             }
@@ -701,17 +712,17 @@ pub(crate) mod ext {
             "SharedStorePEMaskLegal" | "InstructionContractSharedMaskLegal_TSTORE" => {
                 let function = arg_num(args, 0)? as u32;
                 let mask = arg_num(args, 1)? as u8;
-                Ok(PredValue::Bool(pto::bundle::shared_store_pe_mask_legal(
+                Ok(PredValue::Bool(pto::block::shared_store_pe_mask_legal(
                     function, mask,
                 )))
             }
             // `CurrentBundlePadValue`: TilePad_Null unless B.DATR is present.
             "CurrentBundlePadValue" => Ok(PredValue::Name(
                 match m.bundle_state().pad_value() {
-                    pto::memory::PadValue::Zero => "TilePad_Zero",
-                    pto::memory::PadValue::Max => "TilePad_Max",
-                    pto::memory::PadValue::Min => "TilePad_Min",
-                    pto::memory::PadValue::Null => "TilePad_Null",
+                    pto::types::PadValue::Zero => "TilePad_Zero",
+                    pto::types::PadValue::Max => "TilePad_Max",
+                    pto::types::PadValue::Min => "TilePad_Min",
+                    pto::types::PadValue::Null => "TilePad_Null",
                 }
                 .into(),
             )),

@@ -65,3 +65,10 @@ pub fn element_stride_byte_address(
         base_address.wrapping_add(idx.wrapping_mul(data_type.element_bytes() as u64))
     }
 }
+
+/// Per-PE base and stride of a transfer, indexed by PE.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PeAddressing {
+    pub base: [u64; crate::machine::PTO_MODEL_MEMORY_AGENTS],
+    pub stride: [u64; crate::machine::PTO_MODEL_MEMORY_AGENTS],
+}

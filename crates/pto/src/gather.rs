@@ -40,7 +40,8 @@
 //! touches no GM and records no event.
 
 use crate::machine::Machine;
-use crate::memory::{decode_tile_memory_element_raw, tile_pad_value_for_data_type, PadValue};
+use crate::memory::{decode_tile_memory_element_raw, tile_pad_value_for_data_type};
+use crate::types::PadValue;
 use crate::types::{DataType, Fault, TileLayout, TileLocation};
 
 /// TLSU Function of MGATHER.
@@ -672,7 +673,7 @@ mod tests {
         use crate::memory_model::Order;
         let mut m = four_lanes();
         m.start_memory_event_capture(0);
-        m.set_bundle_control_attribute_state(crate::bundle::ControlAttributes {
+        m.set_bundle_control_attribute_state(crate::block::state::ControlAttributes {
             acquire: true,
             release: true,
             ..Default::default()

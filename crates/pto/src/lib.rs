@@ -23,16 +23,15 @@
 //!   (`asl/tile/model/memory/load-store.asl`, `shared-movement.asl`).
 //! - [`memory_model`]: the PTO-TSO candidate-execution checker over hand-built
 //!   events (`asl/arch/memory-model/ordering.asl`).
-//! - [`bundle`]: the bundle machine: command execution, bindings, commit
-//!   (`asl/block/model/**`).
+//! - [`block`]: the bundle machine, as `asl/block/model/` is organised: its
+//!   state, command words, the operation at commit and its halves, the
+//!   shared schema checks, the TEPL operand half.
 //! - [`trap`]: trap contexts saved by a fault and `RecoverTrapContext`
 //!   (`asl/arch/state/trap-context.asl`, `asl/arch/profile/trap-context-recovery.asl`).
 //! - [`prefetch`]: TPREFETCH, whose row stride counts elements (the other
 //!   side of ADR 0074's boundary; `asl/tile/model/memory/gather-scatter.asl`).
 //! - [`gather`]: MGATHER/MSCATTER (indexed TLSU, byte displacements) and
 //!   GMOV (`asl/tile/model/memory/gather-scatter.asl`, `shared-movement.asl`).
-//! - [`operands`]: B.IOR operand packing of TCI/TTRI/TSORT/TMRGSORT
-//!   (`asl/block/model/dispatch/scalar-schema.asl`).
 //! - `rows` (private): the row-run fast path of [`memory`], observably
 //!   identical to its per-element path (property-tested).
 //! - `aligned` (private): cache-line aligned byte buffers for tile payloads
@@ -51,7 +50,7 @@
 pub mod addressing;
 mod aligned;
 pub mod asm;
-pub mod bundle;
+pub mod block;
 pub mod contract;
 pub mod forms;
 pub mod gather;
@@ -59,7 +58,6 @@ pub mod gm;
 pub mod machine;
 pub mod memory;
 pub mod memory_model;
-pub mod operands;
 pub mod prefetch;
 mod rows;
 pub mod shared;

@@ -4,10 +4,10 @@
 //! `asl/block/model/**` (bundle machine), `asl/tile/model/memory/load-store.asl`
 //! and `asl/block/model/dispatch/shared-tlsu.asl` (TLOAD/TSTORE).
 
-use crate::bundle::{Bundle, PTO_BUNDLE_TILE_BINDING_COUNT};
+use crate::block::state::{Bundle, PTO_BUNDLE_TILE_BINDING_COUNT};
 use crate::forms::{self, DecodeError, Decoded};
 use crate::gm::GlobalMemory;
-use crate::shared::{self, SharedTileInfo};
+use crate::tile::shared::{self, SharedTileInfo};
 use crate::tile::{self, TileInfo};
 use crate::trap::{TrapContext, PTO_ACR_COUNT};
 use crate::types::{DataType, Fault, TileLayout, TileLocation};
@@ -710,8 +710,11 @@ impl Machine {
     /// `SetBundleControlAttributeState(trap_enabled, atomic, acquire,
     /// release, far, dimension_reduction)`: the B.CATR state, cleared with
     /// the rest of the bundle header.
-    pub fn set_bundle_control_attribute_state(&mut self, catr: crate::bundle::ControlAttributes) {
-        self.bundle.catr = crate::bundle::ControlAttributes {
+    pub fn set_bundle_control_attribute_state(
+        &mut self,
+        catr: crate::block::state::ControlAttributes,
+    ) {
+        self.bundle.catr = crate::block::state::ControlAttributes {
             present: true,
             ..catr
         };

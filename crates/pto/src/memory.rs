@@ -26,36 +26,15 @@
 //! `tests/fast_path.rs` proves both observably identical.
 
 use crate::addressing;
+use crate::addressing::PeAddressing;
 use crate::forms::{self, pe_selected};
 use crate::machine::{
     GmAccess, Machine, Nibble, StrideSource, TransferInfo, PTO_MODEL_MEMORY_AGENTS,
 };
 use crate::rows;
-use crate::shared::SharedTileInfo;
+use crate::tile::shared::SharedTileInfo;
 use crate::tile::{self, TileInfo};
-use crate::types::{DataType, Fault, TileLayout, TileLocation};
-
-/// `TilePadValue`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum PadValue {
-    Zero,
-    Max,
-    Min,
-    #[default]
-    Null,
-}
-
-impl PadValue {
-    /// B.DATR PadValueOrByteId code.
-    pub fn from_code(code: u32) -> PadValue {
-        match code & 3 {
-            0 => PadValue::Zero,
-            1 => PadValue::Max,
-            2 => PadValue::Min,
-            _ => PadValue::Null,
-        }
-    }
-}
+use crate::types::{DataType, Fault, PadValue, TileLayout, TileLocation};
 
 /// `TilePadValueForDataType`.
 pub fn tile_pad_value_for_data_type(pad: PadValue, dt: DataType) -> u64 {
@@ -117,13 +96,6 @@ pub fn decode_tile_memory_element_raw(raw: u64, dt: DataType, high_nibble: bool)
     } else {
         raw
     }
-}
-
-/// Per-PE base and stride of a transfer, indexed by PE.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PeAddressing {
-    pub base: [u64; PTO_MODEL_MEMORY_AGENTS],
-    pub stride: [u64; PTO_MODEL_MEMORY_AGENTS],
 }
 
 impl Machine {

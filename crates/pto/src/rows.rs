@@ -18,9 +18,9 @@
 //! off, and the tile is RowMajor.
 
 use crate::addressing::tile_memory_strided_byte_address;
+use crate::addressing::PeAddressing;
 use crate::forms::pe_selected;
 use crate::machine::{Machine, PTO_MODEL_MEMORY_AGENTS};
-use crate::memory::PeAddressing;
 use crate::tile::TileInfo;
 use crate::types::{DataType, TileLayout};
 

@@ -1,4 +1,5 @@
-//! Shared tile registers S0..S255.
+//! The primitives on Shared tile registers S0..S255 that the AVS points
+//! call (their state is `tile::shared`).
 //!
 //! ASL: `asl/tile/model/state/shared-registers.asl` (PTO-REQ-SHARED-TILE-001,
 //! `SharedTileInfo`, `UndefinedSharedTileWord`, `ReadSharedTileWord`,
@@ -7,35 +8,8 @@
 //! (`asl/tile/model/memory/shared-movement.asl`) and `ResetMemoryExecution`
 //! (`asl/arch/memory-model/memory-events.asl`).
 
+use crate::tile::shared::SnapshotEdits;
 use crate::tile::TileInfo;
-
-/// `SharedTileInfo`: persistent descriptor-plus-payload state of one Shared
-/// register. `initialized_mask` marks the quarters whose payload was written.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SharedTileInfo {
-    pub descriptor_valid: bool,
-    pub allocation_mask: u8,
-    pub initialized_mask: u8,
-    pub published: bool,
-    pub tile: TileInfo,
-}
-
-/// `UndefinedSharedTileWord`: the deterministic pto-v0 stand-in for an
-/// undefined-register value: `ZeroExtend(shared_id) XOR element`.
-pub fn undefined_shared_tile_word(shared_id: u8, element: u64) -> u64 {
-    (shared_id as u64) ^ element
-}
-
-/// Fields of a hand-built `TileInfo` snapshot that differ from the Local
-/// tile it was copied from (the AVS points edit `columns`, `valid_columns`,
-/// `contents_defined` and `defined_valid_elements` of a copy of `_Tiles[[i]]`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SnapshotEdits {
-    pub columns: Option<u64>,
-    pub valid_columns: Option<u64>,
-    pub contents_defined: Option<bool>,
-    pub defined_valid_elements: Option<u64>,
-}
 
 impl crate::Machine {
     /// `AtomicUpdateSharedTile(id, tile, mask)` (asl/tile/model/state/shared-registers.asl):
@@ -144,7 +118,7 @@ impl crate::Machine {
             self.set_fault(crate::Fault::TileLegality, None);
             return Err(crate::Fault::TileLegality);
         }
-        let pe = crate::memory::PeAddressing {
+        let pe = crate::addressing::PeAddressing {
             base: [base; crate::PTO_MODEL_MEMORY_AGENTS],
             stride: [stride; crate::PTO_MODEL_MEMORY_AGENTS],
         };

@@ -9,6 +9,7 @@ use crate::aligned::AlignedBytes;
 use crate::types::{DataType, TileLayout, TileLocation};
 
 pub mod cube;
+pub mod shared;
 
 /// `PTO_TILE_CAPACITY_BYTES`: tile storage of one PE.
 pub const PTO_TILE_CAPACITY_BYTES: u64 = 262_144;

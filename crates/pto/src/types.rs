@@ -411,3 +411,25 @@ impl FromStr for Fault {
             })
     }
 }
+
+/// `TilePadValue`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PadValue {
+    Zero,
+    Max,
+    Min,
+    #[default]
+    Null,
+}
+
+impl PadValue {
+    /// B.DATR PadValueOrByteId code.
+    pub fn from_code(code: u32) -> PadValue {
+        match code & 3 {
+            0 => PadValue::Zero,
+            1 => PadValue::Max,
+            2 => PadValue::Min,
+            _ => PadValue::Null,
+        }
+    }
+}

@@ -248,7 +248,7 @@ fn snapshot(
     Vec<u8>,
     u64,
     Vec<Option<pto::tile::TileInfo>>,
-    Vec<pto::shared::SharedTileInfo>,
+    Vec<pto::tile::shared::SharedTileInfo>,
 ) {
     (
         gm(m, 0, 4096),

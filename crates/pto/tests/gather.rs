@@ -5,7 +5,8 @@
 use proptest::prelude::*;
 
 use pto::asm::assemble;
-use pto::memory::{decode_tile_memory_element_raw, PadValue};
+use pto::memory::decode_tile_memory_element_raw;
+use pto::types::PadValue;
 use pto::{CommandExecution, DataType, Fault, Machine, TileConfig, TileLayout, TileLocation};
 
 const GM: u64 = 1 << 14;

@@ -174,7 +174,7 @@ impl Operation for ScalarBinding {
 /// `SetBundleControlAttributeState(trap_enabled, atomic, acquire,
 /// release, far, dimension_reduction)`: the B.CATR state.
 #[derive(Debug)]
-pub struct ControlAttributes(pto::bundle::ControlAttributes);
+pub struct ControlAttributes(pto::block::ControlAttributes);
 
 impl Operation for ControlAttributes {
     const NAME: &'static str = "control-attributes";
@@ -182,7 +182,7 @@ impl Operation for ControlAttributes {
     const PRIMITIVE: &'static str = "`SetBundleControlAttributeState(…)`: the B.CATR state, cleared with the bundle header (`reset`, `reset-bundle`, BSTART/BSTOP); `acquire`/`release` give the order of the events later TLOAD/TSTORE/MGATHER/MSCATTER/MGATHER_CAS capture (`CurrentBundleMemoryOrder`)";
 
     fn parse(f: &mut Fields) -> Result<Self, String> {
-        Ok(Self(pto::bundle::ControlAttributes {
+        Ok(Self(pto::block::ControlAttributes {
             present: true,
             trap_enabled: f.bool("trap_enabled")?,
             atomic: f.bool("atomic")?,

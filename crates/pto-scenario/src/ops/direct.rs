@@ -259,7 +259,7 @@ impl Operation for Mgather {
             pad,
             expect,
         } = self;
-        let pad = pto::memory::PadValue::from_code(*pad as u32);
+        let pad = pto::types::PadValue::from_code(*pad as u32);
         let r = match mask {
             None => ctx.m.mgather(*index, *base, *indices, pad),
             Some(k) => ctx.m.mgather_mask(*index, *base, *indices, *k, pad),
@@ -353,7 +353,7 @@ impl Operation for MgatherCas {
             pad,
             expect,
         } = self;
-        let pad = pto::memory::PadValue::from_code(*pad as u32);
+        let pad = pto::types::PadValue::from_code(*pad as u32);
         let r = ctx
             .m
             .mgather_cas(*index, *base, *indices, *expected, *replacement, pad);
@@ -438,7 +438,7 @@ pub struct AtomicUpdateShared {
     id: u8,
     from_tile: u32,
     mask: u8,
-    edits: pto::shared::SnapshotEdits,
+    edits: pto::tile::shared::SnapshotEdits,
     expect: bool,
 }
 
@@ -452,7 +452,7 @@ impl Operation for AtomicUpdateShared {
             id: f.ranged("id", 255)? as u8,
             from_tile: f.ranged("from_tile", u32::MAX as u64)? as u32,
             mask: f.mask("mask")?,
-            edits: pto::shared::SnapshotEdits {
+            edits: pto::tile::shared::SnapshotEdits {
                 columns: f.opt_num("cols")?,
                 valid_columns: f.opt_num("valid_cols")?,
                 contents_defined: f.opt_bool("contents_defined")?,

@@ -3,7 +3,7 @@
 //! primitive it mirrors (the documentation's words), how it reads its fields
 //! and what it does — and [`OPS`] lists them. Adding an operation is one
 //! type and one line here; the parser and the runner only dispatch
-//! ([`crate::file::parse`], [`crate::runner::run`]), and
+//! ([`crate::scenario::parse`], [`crate::scenario::run`]), and
 //! `docs/pto-scenarios.md`'s table is checked against [`OPS`]
 //! (`tests/docs.rs`).
 //!

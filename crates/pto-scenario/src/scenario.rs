@@ -10,6 +10,8 @@ use std::path::Path;
 
 use crate::fields::{number, Fields};
 use crate::ops::{self, Step};
+use crate::runner::{FileReport, RunOptions, Runner};
+use pto::Machine;
 
 /// A malformed scenario: file, optional 1-based step, reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,6 +139,23 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
         reason: format!("cannot read: {e}"),
     })?;
     parse(&file, &text)
+}
+
+/// Runs every step of `sc` on a fresh machine; a failed expectation is
+/// recorded and the run goes on.
+pub fn run(sc: &Scenario, opts: RunOptions) -> FileReport {
+    run_on(sc, opts).0
+}
+
+/// [`run`], also handing back the machine as the last step left it.
+pub fn run_on(sc: &Scenario, opts: RunOptions) -> (FileReport, Machine) {
+    let mut r = Runner::new(&sc.file, sc.name.as_deref(), sc.memory_bytes, opts);
+    for (i, op) in sc.steps.iter().enumerate() {
+        r.begin_step(i + 1, op.name());
+        op.exec(&mut r);
+        r.end_step();
+    }
+    r.finish()
 }
 
 /// One `[[step]]` table: the operation its `op` names, parsed by that

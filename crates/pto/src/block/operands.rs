@@ -127,7 +127,7 @@ impl Machine {
         source1: u32,
         source2: u32,
     ) {
-        self.bundle.scalar = crate::bundle::ScalarBinding {
+        self.bundle.scalar = crate::block::state::ScalarBinding {
             valid: true,
             destination,
             source0,
