@@ -418,6 +418,9 @@ pub struct BenchArgs {
     /// Guest instructions to run per benchmark loop.
     #[arg(long, value_parser = parse_u64, default_value = "300000000")]
     pub insns: u64,
+    /// Also print the results as docs/benchmarks.md's dated table (for .ci/bench-docs).
+    #[arg(long)]
+    pub markdown: bool,
 }
 
 #[derive(Subcommand)]
@@ -454,7 +457,11 @@ pub enum PtoCmd {
     },
     /// Measure TLOAD/TSTORE bandwidth next to memcpy.
     #[command(after_help = EXIT_0_2)]
-    Bench,
+    Bench {
+        /// Also print the results as docs/benchmarks.md's dated table (for .ci/bench-docs).
+        #[arg(long)]
+        markdown: bool,
+    },
 }
 
 #[derive(Args)]

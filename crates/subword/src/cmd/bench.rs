@@ -6,6 +6,8 @@ use alpha_emu::bench::{self, Measurement};
 
 pub fn run(a: BenchArgs) -> CmdResult {
     let model = super::run::model(&a.cpu.cpu)?;
+    let load_before = super::bench_doc::load_average();
+    let mut rows = Vec::new();
     let build = if cfg!(debug_assertions) {
         "debug build: expect far less than a release build"
     } else {
@@ -39,6 +41,13 @@ pub fn run(a: BenchArgs) -> CmdResult {
             );
         } else {
             println!("  {:<17} {} {}  {}", l.name, rates[0], rates[1], l.what);
+            rows.push(format!(
+                "| {} | {} | {} | {} |",
+                l.name,
+                l.what,
+                rates[0].trim(),
+                rates[1].trim()
+            ));
         }
     }
     if totals.iter().all(|t| t.1 > 0.0) {
@@ -48,6 +57,24 @@ pub fn run(a: BenchArgs) -> CmdResult {
             totals[0].0 as f64 / totals[0].1 / 1e6,
             totals[1].0 as f64 / totals[1].1 / 1e6
         );
+    }
+    if a.markdown {
+        use super::bench_doc;
+        println!();
+        println!("{}", bench_doc::begin("alpha-bench"));
+        println!(
+            "{} `--cpu {}`, {} instructions per loop, {build}.",
+            bench_doc::stamp(load_before),
+            model.name,
+            a.insns
+        );
+        println!();
+        println!("| loop | what it runs | interpreted M/s | compiled M/s |");
+        println!("| --- | --- | ---: | ---: |");
+        for r in &rows {
+            println!("{r}");
+        }
+        println!("{}", bench_doc::end("alpha-bench"));
     }
     Ok(Outcome::Status(0))
 }

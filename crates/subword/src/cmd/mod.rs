@@ -2,6 +2,7 @@
 
 pub mod asm;
 pub mod bench;
+pub mod bench_doc;
 pub mod demo;
 pub mod demo_chipset;
 pub mod demo_explore;
@@ -43,6 +44,6 @@ pub fn pto(c: PtoCmd) -> CmdResult {
             svg,
             element_stride,
         } => pto_run::footprint(&scenario, svg.as_deref(), element_stride),
-        PtoCmd::Bench => pto_run::bench(),
+        PtoCmd::Bench { markdown } => pto_run::bench(markdown),
     }
 }

@@ -129,7 +129,10 @@ pub fn footprint(scenario_path: &Path, svg_path: Option<&Path>, element_stride: 
 }
 
 /// `subword pto bench`: TLOAD/TSTORE bandwidth next to memcpy of the same bytes.
-pub fn bench() -> CmdResult {
+pub fn bench(markdown: bool) -> CmdResult {
+    let load_before = super::bench_doc::load_average();
+    let mut rows: Vec<(String, &str, f64, f64, f64, f64)> = Vec::new();
+    let mut memcpy = (f64::MAX, 0f64);
     println!(
         "{:<6} {:<8} {:<7} {:>9} {:>11} {:>12} {:>7} {:>10} {:>8}",
         "dtype",
@@ -156,6 +159,19 @@ pub fn bench() -> CmdResult {
                 r.rows_gbps,
                 r.model_gbps / r.rows_gbps
             );
+            memcpy = (memcpy.0.min(r.memcpy_gbps), memcpy.1.max(r.memcpy_gbps));
+            rows.push((
+                format!(
+                    "| {} | {} |",
+                    case.dtype,
+                    if case.gap == 0 { "dense" } else { "strided" }
+                ),
+                r.op,
+                r.model_gbps / r.memcpy_gbps,
+                r.model_gbps,
+                r.model_gbps / r.rows_gbps,
+                r.memcpy_gbps,
+            ));
         }
     }
     println!(
@@ -170,7 +186,7 @@ pub fn bench() -> CmdResult {
         l * 1e9,
         st * 1e9
     );
-    bench_avs_suite();
+    let avs = bench_avs_suite();
     let secs = bench::carrier_128k().map_err(Failure)?;
     println!(
         "\n128 Ki-element TLOAD carrier scenario (Local U4X2 TLOAD, B.IOT SizeCode 10, 16384 x 8 = 131072 elements, \
@@ -178,19 +194,69 @@ pub fn bench() -> CmdResult {
         secs * 1e3,
         61.0 / secs
     );
+    if markdown {
+        use super::bench_doc;
+        println!();
+        println!("{}", bench_doc::begin("pto"));
+        println!(
+            "{} memcpy {:.0}–{:.0} GB/s.",
+            bench_doc::stamp(load_before),
+            memcpy.0,
+            memcpy.1
+        );
+        println!();
+        println!(
+            "| dtype | rows | TLOAD × memcpy | TSTORE × memcpy | TLOAD × rows | TSTORE × rows |"
+        );
+        println!("| --- | --- | ---: | ---: | ---: | ---: |");
+        for pair in rows.chunks(2) {
+            let cell = |op: &str| {
+                pair.iter()
+                    .find(|r| r.1 == op)
+                    .map(|r| {
+                        (
+                            format!("{:.2} ({:.2} GB/s)", r.2, r.3),
+                            format!("{:.2}", r.4),
+                        )
+                    })
+                    .unwrap_or_default()
+            };
+            let (l, lr) = cell("TLOAD");
+            let (st, sr) = cell("TSTORE");
+            println!("{} {l} | {st} | {lr} | {sr} |", pair[0].0);
+        }
+        println!();
+        let avs = match avs {
+            Some((total, n)) => format!(
+                " The AVS suite: {n} scenario points parse and run in {:.1} ms in total (mean {:.0} µs).",
+                total * 1e3,
+                total * 1e6 / n.max(1) as f64
+            ),
+            None => String::new(),
+        };
+        println!(
+            "One-element bundle: TLOAD {:.0} ns, TSTORE {:.0} ns.{avs} The 128 Ki-element carrier: \
+             {:.2} ms, about {:.0}× faster than ASLRef's 61 s.",
+            l * 1e9,
+            st * 1e9,
+            secs * 1e3,
+            61.0 / secs
+        );
+        println!("{}", bench_doc::end("pto"));
+    }
     Ok(Outcome::Status(0))
 }
 
 /// The AVS scenarios of `tests/pto/avs/` (from the current directory or the
 /// source tree this binary was built from): wall time per point and in total.
-fn bench_avs_suite() {
+fn bench_avs_suite() -> Option<(f64, usize)> {
     let candidates = [
         PathBuf::from("tests/pto/avs"),
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/pto/avs"),
     ];
     let Some(dir) = candidates.iter().find(|d| d.is_dir()) else {
         println!("\nAVS suite: tests/pto/avs not found (run from the repository root); not timed");
-        return;
+        return None;
     };
     let mut files = Vec::new();
     let mut stack = vec![dir.clone()];
@@ -241,6 +307,7 @@ fn bench_avs_suite() {
         files.len(),
         total * 1e6 / files.len().max(1) as f64
     );
+    Some((total, files.len()))
 }
 
 /// The bandwidth measurement behind `subword pto bench`.
