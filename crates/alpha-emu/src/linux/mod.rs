@@ -226,6 +226,9 @@ pub struct Options {
     /// Live processes a process tree may hold besides its root
     /// (`--max-processes`); [`process::DEFAULT_MAX_PROCESSES`] when `None`.
     pub max_processes: Option<u32>,
+    /// Which guest memory the process gets ([`MemoryKind`]): portable by
+    /// default; `alpha run` asks for host-mapped memory.
+    pub memory: crate::memory::MemoryKind,
 }
 
 impl Options {
@@ -245,6 +248,7 @@ impl Options {
             inline_rduniq: true,
             deterministic: false,
             max_processes: None,
+            memory: crate::memory::MemoryKind::Portable,
         }
     }
 }
@@ -510,6 +514,9 @@ pub struct Process {
     pub opts: Options,
     /// Its place in the host process tree ([`process`]).
     pub procs: process::Procs,
+    /// Why the process got portable memory though it asked for
+    /// host-mapped memory (said once, as a warning).
+    pub memory_warning: Option<String>,
 }
 
 /// What [`Process::probe`] found for one wait.
@@ -556,7 +563,8 @@ impl Process {
     /// Load `elf` (and its `PT_INTERP` loader through `opts.sysroot`) and
     /// build the initial stack.
     pub fn new(elf: &[u8], opts: &Options) -> Result<Process, String> {
-        let mut machine = Machine::new(opts.model, 1, opts.lock_range);
+        let (mut machine, memory_warning) =
+            Machine::of_kind(opts.model, 1, opts.lock_range, opts.memory);
         machine.set_jit(opts.jit);
         machine.set_inline_rduniq(opts.inline_rduniq);
         if let Some(m) = opts.max_memory {
@@ -717,6 +725,7 @@ impl Process {
             id,
             opts: opts.clone(),
             procs: process::Procs::new(opts.max_processes),
+            memory_warning,
         })
     }
 
@@ -778,6 +787,7 @@ impl Process {
             id: self.id,
             opts: self.opts.clone(),
             procs: self.procs.clone(),
+            memory_warning: None,
         }
     }
 
@@ -1676,6 +1686,9 @@ pub fn set_result(cpu: &mut crate::cpu::Cpu, r: Result<u64, u64>) {
 /// Load and run `elf` to the end: the whole of `subword alpha run`.
 pub fn run_program(elf: &[u8], opts: &Options, host: &mut dyn Host) -> Result<Exit, String> {
     let mut p = Process::new(elf, opts)?;
+    if let Some(why) = p.memory_warning.take() {
+        host.diag(&format!("warning: {why}"));
+    }
     for fd in 0..3 {
         if host.stream_closed(fd) {
             let _ = p.fds.close(fd as u64);

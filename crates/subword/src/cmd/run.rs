@@ -94,6 +94,7 @@ pub fn run(a: RunArgs) -> CmdResult {
         return Ok(Outcome::Status(0));
     }
     let model = model(&a.cpu.cpu)?;
+    let memory = memory_kind()?;
     let lock_range = lock_range(a.lock_range)?;
     let Some(path) = a.command.first().cloned() else {
         return Err(Failure(
@@ -150,6 +151,7 @@ pub fn run(a: RunArgs) -> CmdResult {
         n => n.map(|n| n as u32),
     };
     opts.envp = guest_env(&a.set_env, &a.unset_env)?;
+    opts.memory = memory;
     let exit = match a.gdb {
         Some(port) => {
             // One instruction at a time under the stub: no compiled code.
@@ -166,4 +168,21 @@ pub fn run(a: RunArgs) -> CmdResult {
             .map_err(|e| Failure(format!("{path}: {e}")))?,
     };
     Ok(Outcome::Status(exit.status()))
+}
+
+/// The guest memory `alpha run` uses: host-mapped (the default), or the
+/// portable implementation when `SUBWORD_MEMORY=portable` (a diagnostic
+/// switch, so tests can run programs on both).
+fn memory_kind() -> Result<alpha_emu::memory::MemoryKind, Failure> {
+    use alpha_emu::memory::MemoryKind;
+    match std::env::var("SUBWORD_MEMORY") {
+        Err(_) => Ok(MemoryKind::HostMapped),
+        Ok(v) => match v.as_str() {
+            "" | "host" => Ok(MemoryKind::HostMapped),
+            "portable" => Ok(MemoryKind::Portable),
+            _ => Err(Failure(format!(
+                "SUBWORD_MEMORY={v}: must be `host` or `portable`"
+            ))),
+        },
+    }
 }
