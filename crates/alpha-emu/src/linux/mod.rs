@@ -112,6 +112,28 @@ pub static STDIO_CLOSED_AT_START: [std::sync::atomic::AtomicBool; 3] = [
     std::sync::atomic::AtomicBool::new(false),
 ];
 
+/// Host signals that were ignored when subword started (bit n: host
+/// signal n), recorded by the binary before the Rust runtime ignores
+/// SIGPIPE for itself: a program started with a signal ignored keeps it
+/// ignored (`trap '' PIPE` in the parent shell), and `alpha run` passes
+/// them to the guest ([`Options::ignored_signals`]).
+pub static SIGNALS_IGNORED_AT_START: std::sync::atomic::AtomicU64 =
+    std::sync::atomic::AtomicU64::new(0);
+
+/// [`SIGNALS_IGNORED_AT_START`] in guest numbering ([`signal::bit`]),
+/// SIGKILL and SIGSTOP never.
+pub fn guest_ignored_at_start() -> u64 {
+    let host = SIGNALS_IGNORED_AT_START.load(std::sync::atomic::Ordering::Relaxed);
+    let mut guest = 0;
+    for sig in 1..=signal::NSIG as u8 {
+        let h = host_signal(sig) as u32;
+        if h < 64 && host & (1 << h) != 0 && !matches!(sig, 9 | 17) {
+            guest |= signal::bit(sig);
+        }
+    }
+    guest
+}
+
 pub(crate) fn stdio_open(fd: u32) -> bool {
     fd < 3 && !STDIO_CLOSED_AT_START[fd as usize].load(std::sync::atomic::Ordering::Relaxed)
 }
@@ -235,6 +257,9 @@ pub struct Options {
     /// for a process whose guest descriptors 0-2 are the host's own
     /// (`alpha run`): an embedded run keeps it off.
     pub host_exec: bool,
+    /// Signals the program starts with ignored ([`signal::bit`] mask), as
+    /// a Linux program inherits them from its parent through `execve`.
+    pub ignored_signals: u64,
 }
 
 impl Options {
@@ -256,6 +281,7 @@ impl Options {
             max_processes: None,
             stack_size: None,
             host_exec: false,
+            ignored_signals: 0,
         }
     }
 
@@ -689,7 +715,15 @@ impl Process {
             fds: fs::FdTable::new(),
             passed: Vec::new(),
             aspace,
-            signals: signal::Signals::default(),
+            signals: {
+                let mut s = signal::Signals::default();
+                for sig in 1..=signal::NSIG as u8 {
+                    if opts.ignored_signals & signal::bit(sig) != 0 && !matches!(sig, 9 | 17) {
+                        s.actions[sig as usize].handler = signal::SIG_IGN;
+                    }
+                }
+                s
+            },
             threads: vec![Thread {
                 tid: id.pid,
                 cpu: 0,
