@@ -20,6 +20,7 @@ pub mod mm;
 pub mod net;
 pub mod process;
 pub mod procfs;
+pub mod registry;
 pub mod signal;
 pub mod stack;
 pub mod syscall;
@@ -552,6 +553,32 @@ pub struct Process {
     pub opts: Options,
     /// Its place in the host process tree ([`process`]).
     pub procs: process::Procs,
+    /// Processors the guest is told it has ([`guest_cpus`]).
+    pub ncpus: u32,
+}
+
+/// Processors under `--deterministic`: a fixed count (a four-way
+/// AlphaServer ES40), so the answer never depends on the host.
+pub const DETERMINISTIC_CPUS: u32 = 4;
+
+/// How many processors the guest sees — in `/proc/cpuinfo`,
+/// `/sys/devices/system/cpu/{online,possible,present}` (glibc's `sysconf`
+/// and `get_nprocs`) and `sched_getaffinity` alike: the host's processors
+/// this process may run on (what qemu-alpha passes through), or
+/// [`DETERMINISTIC_CPUS`] under `--deterministic`.
+pub fn guest_cpus(deterministic: bool) -> u32 {
+    if deterministic {
+        return DETERMINISTIC_CPUS;
+    }
+    // SAFETY: a zeroed cpu_set_t is a valid out-parameter of its size.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0 {
+            (libc::CPU_COUNT(&set) as u32).clamp(1, 64)
+        } else {
+            1
+        }
+    }
 }
 
 /// What [`Process::probe`] found for one wait.
@@ -768,6 +795,7 @@ impl Process {
             id,
             opts: opts.clone(),
             procs: process::Procs::new(opts.max_processes),
+            ncpus: guest_cpus(opts.deterministic),
         })
     }
 
@@ -829,6 +857,7 @@ impl Process {
             id: self.id,
             opts: self.opts.clone(),
             procs: self.procs.clone(),
+            ncpus: self.ncpus,
         }
     }
 
