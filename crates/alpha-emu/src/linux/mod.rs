@@ -15,10 +15,12 @@
 pub mod epoll;
 pub mod errno;
 pub mod fs;
+pub mod hostexec;
 pub mod mm;
 pub mod net;
 pub mod process;
 pub mod procfs;
+pub mod registry;
 pub mod signal;
 pub mod stack;
 pub mod syscall;
@@ -111,7 +113,29 @@ pub static STDIO_CLOSED_AT_START: [std::sync::atomic::AtomicBool; 3] = [
     std::sync::atomic::AtomicBool::new(false),
 ];
 
-fn stdio_open(fd: u32) -> bool {
+/// Host signals that were ignored when subword started (bit n: host
+/// signal n), recorded by the binary before the Rust runtime ignores
+/// SIGPIPE for itself: a program started with a signal ignored keeps it
+/// ignored (`trap '' PIPE` in the parent shell), and `alpha run` passes
+/// them to the guest ([`Options::ignored_signals`]).
+pub static SIGNALS_IGNORED_AT_START: std::sync::atomic::AtomicU64 =
+    std::sync::atomic::AtomicU64::new(0);
+
+/// [`SIGNALS_IGNORED_AT_START`] in guest numbering ([`signal::bit`]),
+/// SIGKILL and SIGSTOP never.
+pub fn guest_ignored_at_start() -> u64 {
+    let host = SIGNALS_IGNORED_AT_START.load(std::sync::atomic::Ordering::Relaxed);
+    let mut guest = 0;
+    for sig in 1..=signal::NSIG as u8 {
+        let h = host_signal(sig) as u32;
+        if h < 64 && host & (1 << h) != 0 && !matches!(sig, 9 | 17) {
+            guest |= signal::bit(sig);
+        }
+    }
+    guest
+}
+
+pub(crate) fn stdio_open(fd: u32) -> bool {
     fd < 3 && !STDIO_CLOSED_AT_START[fd as usize].load(std::sync::atomic::Ordering::Relaxed)
 }
 
@@ -229,6 +253,17 @@ pub struct Options {
     /// Which guest memory the process gets ([`MemoryKind`]): portable by
     /// default; `alpha run` asks for host-mapped memory.
     pub memory: crate::memory::MemoryKind,
+    /// Size of the initial stack mapping in bytes (`--stack-size`, qemu's
+    /// `-s`); [`stack::STACK_SIZE`] when `None`.
+    pub stack_size: Option<u64>,
+    /// `execve` of a program that is not Alpha replaces this host process
+    /// with it, as qemu-user does ([`hostexec`]); off, it is ENOEXEC. Only
+    /// for a process whose guest descriptors 0-2 are the host's own
+    /// (`alpha run`): an embedded run keeps it off.
+    pub host_exec: bool,
+    /// Signals the program starts with ignored ([`signal::bit`] mask), as
+    /// a Linux program inherits them from its parent through `execve`.
+    pub ignored_signals: u64,
 }
 
 impl Options {
@@ -249,7 +284,15 @@ impl Options {
             deterministic: false,
             max_processes: None,
             memory: crate::memory::MemoryKind::Portable,
+            stack_size: None,
+            host_exec: false,
+            ignored_signals: 0,
         }
+    }
+
+    /// The initial stack's size in bytes (a multiple of the page size).
+    pub fn stack_bytes(&self) -> u64 {
+        self.stack_size.unwrap_or(stack::STACK_SIZE)
     }
 }
 
@@ -517,6 +560,32 @@ pub struct Process {
     /// Why the process got portable memory though it asked for
     /// host-mapped memory (said once, as a warning).
     pub memory_warning: Option<String>,
+    /// Processors the guest is told it has ([`guest_cpus`]).
+    pub ncpus: u32,
+}
+
+/// Processors under `--deterministic`: a fixed count (a four-way
+/// AlphaServer ES40), so the answer never depends on the host.
+pub const DETERMINISTIC_CPUS: u32 = 4;
+
+/// How many processors the guest sees — in `/proc/cpuinfo`,
+/// `/sys/devices/system/cpu/{online,possible,present}` (glibc's `sysconf`
+/// and `get_nprocs`) and `sched_getaffinity` alike: the host's processors
+/// this process may run on (what qemu-alpha passes through), or
+/// [`DETERMINISTIC_CPUS`] under `--deterministic`.
+pub fn guest_cpus(deterministic: bool) -> u32 {
+    if deterministic {
+        return DETERMINISTIC_CPUS;
+    }
+    // SAFETY: a zeroed cpu_set_t is a valid out-parameter of its size.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0 {
+            (libc::CPU_COUNT(&set) as u32).clamp(1, 64)
+        } else {
+            1
+        }
+    }
 }
 
 /// What [`Process::probe`] found for one wait.
@@ -620,14 +689,15 @@ impl Process {
                 interp_base: interp_img.as_ref().map_or(0, |i| i.bias),
                 model: opts.model,
                 ids: [id.uid, id.euid, id.gid, id.egid],
+                stack_size: opts.stack_bytes(),
             },
         )?;
         let auxv = procfs::saved_auxv(&machine.mem, sp);
         if image.exec_stack {
-            let base = stack::STACK_TOP - stack::STACK_SIZE;
+            let base = stack::STACK_TOP - opts.stack_bytes();
             let _ = machine
                 .mem
-                .protect(base, stack::STACK_SIZE, crate::memory::Perm::RWX);
+                .protect(base, opts.stack_bytes(), crate::memory::Perm::RWX);
         }
         let cpu = &mut machine.cpus[0];
         cpu.pc = entry;
@@ -680,7 +750,15 @@ impl Process {
             fds: fs::FdTable::new(),
             passed: Vec::new(),
             aspace,
-            signals: signal::Signals::default(),
+            signals: {
+                let mut s = signal::Signals::default();
+                for sig in 1..=signal::NSIG as u8 {
+                    if opts.ignored_signals & signal::bit(sig) != 0 && !matches!(sig, 9 | 17) {
+                        s.actions[sig as usize].handler = signal::SIG_IGN;
+                    }
+                }
+                s
+            },
             threads: vec![Thread {
                 tid: id.pid,
                 cpu: 0,
@@ -726,6 +804,7 @@ impl Process {
             opts: opts.clone(),
             procs: process::Procs::new(opts.max_processes),
             memory_warning,
+            ncpus: guest_cpus(opts.deterministic),
         })
     }
 
@@ -788,6 +867,7 @@ impl Process {
             opts: self.opts.clone(),
             procs: self.procs.clone(),
             memory_warning: None,
+            ncpus: self.ncpus,
         }
     }
 
