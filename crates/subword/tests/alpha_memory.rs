@@ -61,8 +61,10 @@ fn bin(name: &str) -> Option<&'static Path> {
 
 fn subword(memory: &str, opts: &[&str], prog: &Path, args: &[&str]) -> Output {
     let mut c = Command::new(env!("CARGO_BIN_EXE_subword"));
+    // The guest's environment must not differ with the memory (its stack
+    // addresses would).
     c.env("SUBWORD_MEMORY", memory)
-        .args(["alpha", "run", "--sysroot", SYSROOT])
+        .args(["alpha", "run", "--sysroot", SYSROOT, "--unset-env", "SUBWORD_MEMORY"])
         .args(opts)
         .arg(prog)
         .args(args);
