@@ -64,7 +64,14 @@ fn subword(memory: &str, opts: &[&str], prog: &Path, args: &[&str]) -> Output {
     // The guest's environment must not differ with the memory (its stack
     // addresses would).
     c.env("SUBWORD_MEMORY", memory)
-        .args(["alpha", "run", "--sysroot", SYSROOT, "--unset-env", "SUBWORD_MEMORY"])
+        .args([
+            "alpha",
+            "run",
+            "--sysroot",
+            SYSROOT,
+            "--unset-env",
+            "SUBWORD_MEMORY",
+        ])
         .args(opts)
         .arg(prog)
         .args(args);
