@@ -312,7 +312,11 @@ mod tests {
                     while j < end && slow.pick(j, runnable) == t {
                         j += 1;
                     }
-                    assert_eq!(fast.run_from(k, end, runnable), (j, t), "seed {seed}, k {k}");
+                    assert_eq!(
+                        fast.run_from(k, end, runnable),
+                        (j, t),
+                        "seed {seed}, k {k}"
+                    );
                     assert_eq!(fast.run_from(k, k + 3, runnable), (j.min(k + 3), t));
                 }
                 k += match jumps.below(10) {
