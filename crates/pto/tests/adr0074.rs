@@ -388,9 +388,12 @@ fn no_user_visible_text_describes_stride_in_elements() {
         for (i, line) in text.lines().enumerate() {
             let l = line.to_ascii_lowercase();
             // The what-if switch is documented as the superseded reading.
+            // TPREFETCH keeps its logical-element row stride (ADR 0074,
+            // "Scope and preserved behavior"), so its lines may say so.
             if l.contains("element-stride")
                 || l.contains("pre-adr-0074")
                 || l.contains("superseded")
+                || l.contains("tprefetch")
             {
                 continue;
             }

@@ -84,15 +84,22 @@ pub struct CpuArg {
 }
 
 #[derive(Args)]
+#[command(after_help = RUN_AFTER_HELP)]
 pub struct RunArgs {
-    #[command(flatten)]
-    pub cpu: CpuArg,
-    /// Directory holding the guest's dynamic loader and libraries (like qemu's -L).
-    #[arg(long)]
+    /// Processor model by code name, part number or qemu name (ev4 21064
+    /// ev4-alpha-cpu … ev7 21364; default ev67; `help` lists them; qemu's -cpu).
+    #[arg(long, value_name = "MODEL")]
+    pub cpu: Option<String>,
+    /// Directory holding the guest's dynamic loader and libraries; absolute
+    /// paths the guest executes are tried in it first (qemu's -L).
+    #[arg(long, short = 'L', value_name = "DIR")]
     pub sysroot: Option<PathBuf>,
-    /// Print each system call with its arguments and result.
+    /// Print each system call with its arguments and result (qemu's -strace).
     #[arg(long)]
     pub strace: bool,
+    /// Size of the guest's initial stack (default 8M; qemu's -s).
+    #[arg(long, short = 's', value_name = "SIZE", value_parser = parse_size)]
+    pub stack_size: Option<u64>,
     /// Stop the guest after N instructions (exit status 124).
     #[arg(long, value_parser = parse_u64)]
     pub max_insns: Option<u64>,
@@ -124,10 +131,12 @@ pub struct RunArgs {
     /// Wait for GDB on TCP PORT (127.0.0.1) before the first instruction (like qemu's -g).
     #[arg(long = "gdb", short = 'g', value_name = "PORT", value_parser = clap::value_parser!(u16))]
     pub gdb: Option<u16>,
-    /// Set VAR=VALUE in the guest's environment (like qemu's -E); repeatable.
+    /// Set VAR=VALUE in the guest's environment (qemu's -E); repeatable, and
+    /// `A=1,B=2` sets two (a comma not followed by NAME= stays in the value).
     #[arg(long = "env", short = 'E', value_name = "VAR=VALUE")]
     pub set_env: Vec<String>,
-    /// Remove VAR from the guest's environment (like qemu's -U); repeatable.
+    /// Remove VAR from the guest's environment (qemu's -U); repeatable, and
+    /// `A,B` removes two.
     #[arg(long = "unset-env", short = 'U', value_name = "VAR")]
     pub unset_env: Vec<String>,
     /// PROGRAM (the Alpha ELF executable) and its ARGS: options end at
@@ -140,6 +149,21 @@ pub struct RunArgs {
     )]
     pub command: Vec<String>,
 }
+
+/// What `alpha run --help` says after the options: qemu-user's spellings
+/// and environment variables.
+const RUN_AFTER_HELP: &str = "\
+qemu-user's spellings work too: -L DIR, -cpu MODEL, -strace, -s SIZE, -E VAR=VALUE,
+-U VAR, -g PORT (before PROGRAM). So do the environment variables qemu-user reads,
+each standing for its option when the option is not given:
+  QEMU_LD_PREFIX=DIR     --sysroot (after SUBWORD_SYSROOT)
+  QEMU_CPU=MODEL         --cpu
+  QEMU_STRACE            --strace (set to anything)
+  QEMU_STACK_SIZE=SIZE   --stack-size
+  QEMU_GDB=PORT          --gdb
+  QEMU_SET_ENV=VAR=VALUE[,VAR=VALUE...]   --env, before those on the command line
+  QEMU_UNSET_ENV=VAR[,VAR...]             --unset-env, before those on the command line
+A bad value is an error as the option's would be (exit 2).";
 
 #[derive(Args)]
 pub struct ExploreArgs {
@@ -402,9 +426,53 @@ fn help_path() -> String {
     path.join(" ")
 }
 
+/// qemu-user's single-dash long options of `alpha run` (`-cpu`, `-strace`,
+/// `-help`) as clap spells them, up to PROGRAM: everything from PROGRAM on
+/// is the guest's and stays as it is. Which options take a value is read
+/// from `RunArgs` itself.
+fn qemu_spellings(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    if args.len() < 3 || args[1] != "alpha" || args[2] != "run" {
+        return args;
+    }
+    let cmd = RunArgs::augment_args(clap::Command::new("run"));
+    let takes_value = |a: &clap::Arg| a.get_action().takes_values();
+    let mut i = 3;
+    while i < args.len() {
+        let Some(a) = args[i].to_str().map(str::to_string) else {
+            break;
+        };
+        if a == "--" || !a.starts_with('-') || a == "-" {
+            break;
+        }
+        let spelled = match a.as_str() {
+            "-cpu" => "--cpu",
+            "-strace" => "--strace",
+            "-help" => "--help",
+            _ => a.as_str(),
+        };
+        let spelled = spelled.to_string();
+        let value_follows = if let Some(long) = spelled.strip_prefix("--") {
+            !long.contains('=')
+                && cmd
+                    .get_arguments()
+                    .any(|x| x.get_long() == Some(long) && takes_value(x))
+        } else {
+            let mut chars = spelled.chars().skip(1);
+            let short = chars.next();
+            chars.next().is_none()
+                && cmd
+                    .get_arguments()
+                    .any(|x| x.get_short() == short && takes_value(x))
+        };
+        args[i] = spelled.into();
+        i += if value_follows { 2 } else { 1 };
+    }
+    args
+}
+
 fn main() -> ExitCode {
     ignore_sigpipe();
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(qemu_spellings(std::env::args_os().collect())) {
         Ok(cli) => cli,
         Err(e) => {
             use clap::error::ErrorKind;

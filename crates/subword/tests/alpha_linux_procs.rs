@@ -5,10 +5,14 @@
 //! and, as the check that each expectation is what Linux does, under
 //! `qemu-alpha` (`-L` the Alpha sysroot for the dynamic builds). Rows that
 //! make the guest run a *second Alpha program* (execve, `#!` scripts,
-//! posix_spawn, system) are asserted for subword only: qemu-alpha passes
-//! execve to the host kernel, which cannot run an Alpha binary without
-//! binfmt_misc, so those rows compare against the expected text instead.
-//! The fork bomb runs under subword only (under qemu it is a real one).
+//! posix_spawn, system with an Alpha shell, `/proc/self/exe`) are asserted
+//! for subword only: qemu-alpha passes execve to the host kernel, which
+//! cannot run an Alpha binary without binfmt_misc, so those rows compare
+//! against the expected text instead. Rows that run a *host* program
+//! (`system()` and `popen()` through the host's `/bin/sh`, a host ELF, a
+//! script for a host interpreter) are compared with qemu-alpha, which
+//! hands them to the host as subword does. The fork bomb runs under
+//! subword only (under qemu it is a real one).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -353,14 +357,77 @@ fn execve_errors_are_enoent_eacces_enoexec_efault_and_the_caller_goes_on() {
         &format!("{common}{tail}"),
         0,
     );
-    // A host (x86-64) ELF is not an Alpha program: ENOEXEC (qemu-alpha
-    // would hand it to the host kernel and run it).
-    let host_elf = std::env::current_exe().unwrap().display().to_string();
+    // Neither Alpha nor runnable on the host (a host ELF header and
+    // nothing else): the host's execve says ENOEXEC, and the caller goes
+    // on with its descriptors and signals as they were (the "still
+    // running" line goes to the same stdout).
+    let header = b.dir.join("host-elf-header-only");
+    let exe = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+    std::fs::write(&header, &exe[..64]).unwrap();
+    set_mode(&header, 0o755);
     check(
-        &["exec-errors", &ne, &ga, &dir, &host_elf],
+        &["exec-errors", &ne, &ga, &dir, header.to_str().unwrap()],
+        &[],
+        true,
+        &format!("{common}execve #4: -1 ENOEXEC\n{tail}"),
+        0,
+    );
+}
+
+#[test]
+fn execve_of_a_host_program_or_host_script_hands_it_to_the_host_as_qemu_does() {
+    let Some(b) = bins() else { return };
+    // A host ELF: the child becomes the host's echo.
+    check(
+        &["exec", "/bin/echo"],
+        &[],
+        true,
+        "show-args two words\nexec'd child: exited 0\n",
+        0,
+    );
+    // A script for the host's /bin/sh: same pid, the environment given,
+    // fd 5 passed and fd 6 (close-on-exec) not, SIGINT still ignored and
+    // the handled SIGUSR1 back to default (the host's SigIgn/SigCgt).
+    let script = b.dir.join("host-script");
+    std::fs::write(
+        &script,
+        r#"#!/bin/sh
+echo "argv[1] = $1"; echo "argv[2] = $2"
+[ "$PROCS_PID" = $$ ] && echo 'same pid after execve: 1'
+echo "PROCS_X = $PROCS_X"
+f5=0; f6=0; (: >&5) 2>/dev/null && f5=1; (: >&6) 2>/dev/null && f6=1
+echo "fd 5 open: $f5, fd 6 open: $f6"
+ign=$(sed -n 's/^SigIgn:[[:space:]]*//p' /proc/$$/status)
+echo "SIGINT ignored: $(( (0x$ign >> 1) & 1 )), SIGUSR1 ignored: $(( (0x$ign >> 9) & 1 ))"
+exit 11
+"#,
+    )
+    .unwrap();
+    set_mode(&script, 0o755);
+    check(
+        &["exec", script.to_str().unwrap()],
+        &[],
+        true,
+        "argv[1] = show-args\nargv[2] = two words\nsame pid after execve: 1\n\
+         PROCS_X = from execve\nfd 5 open: 1, fd 6 open: 0\n\
+         SIGINT ignored: 1, SIGUSR1 ignored: 0\nexec'd child: exited 11\n",
+        0,
+    );
+}
+
+#[test]
+fn proc_self_exe_names_the_guest_program_and_execv_of_it_runs_it_again() {
+    // subword only: qemu-alpha hands /proc/self/exe to the host (ENOEXEC).
+    check(
+        &["exec-self"],
         &[],
         false,
-        &format!("{common}execve #4: -1 ENOEXEC\n{tail}"),
+        "argv[0] = self\nargv[1] = show-args\nargv[2] = via /proc/self/exe\nPROCS_X = (unset)\n\
+         fd 5 open: 0, fd 6 open: 0\nSIGINT ignored: 0, SIGUSR1 default: 1\n\
+         exec'd /proc/self/exe: exited 11\n\
+         argv[0] = fd\nargv[1] = show-args\nargv[2] = via fexecve\nPROCS_X = (unset)\n\
+         fd 5 open: 0, fd 6 open: 0\nSIGINT ignored: 0, SIGUSR1 default: 1\n\
+         fexecve'd: exited 11\n",
         0,
     );
 }
@@ -401,20 +468,22 @@ fn sysroot(b: &Bins, name: &str, sh: bool) -> PathBuf {
 }
 
 #[test]
-fn system_without_a_shell_in_the_sysroot_returns_127() {
-    let Some(b) = bins() else { return };
-    let root = sysroot(b, "root-no-sh", false);
-    for (m, _, bin) in &b.procs {
-        let mut c = subword(m, true, &["--sysroot", root.to_str().unwrap()]);
-        c.arg(bin).arg("system").arg("echo hi");
-        let o = run(c);
-        assert_eq!(
-            text(&o),
-            "system: exited 127\n",
-            "{m}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-    }
+fn system_and_popen_without_an_alpha_shell_run_the_hosts_sh_as_qemu_does() {
+    // Debian's Alpha sysroot has no bin/sh: /bin/sh is the host's.
+    check(
+        &["system", "echo hi; exit 4"],
+        &[],
+        true,
+        "hi\nsystem: exited 4\n",
+        0,
+    );
+    check(
+        &["popen", "echo one; echo two; exit 5"],
+        &[],
+        true,
+        "read: one\nread: two\npclose: exited 5\npclose of a writer: exited 3\n",
+        0,
+    );
 }
 
 #[test]

@@ -15,6 +15,7 @@
 pub mod epoll;
 pub mod errno;
 pub mod fs;
+pub mod hostexec;
 pub mod mm;
 pub mod net;
 pub mod process;
@@ -114,7 +115,7 @@ pub static STDIO_CLOSED_AT_START: [std::sync::atomic::AtomicBool; 3] = [
     std::sync::atomic::AtomicBool::new(false),
 ];
 
-fn stdio_open(fd: u32) -> bool {
+pub(crate) fn stdio_open(fd: u32) -> bool {
     fd < 3 && !STDIO_CLOSED_AT_START[fd as usize].load(std::sync::atomic::Ordering::Relaxed)
 }
 
@@ -229,6 +230,14 @@ pub struct Options {
     /// Live processes a process tree may hold besides its root
     /// (`--max-processes`); [`process::DEFAULT_MAX_PROCESSES`] when `None`.
     pub max_processes: Option<u32>,
+    /// Size of the initial stack mapping in bytes (`--stack-size`, qemu's
+    /// `-s`); [`stack::STACK_SIZE`] when `None`.
+    pub stack_size: Option<u64>,
+    /// `execve` of a program that is not Alpha replaces this host process
+    /// with it, as qemu-user does ([`hostexec`]); off, it is ENOEXEC. Only
+    /// for a process whose guest descriptors 0-2 are the host's own
+    /// (`alpha run`): an embedded run keeps it off.
+    pub host_exec: bool,
 }
 
 impl Options {
@@ -248,7 +257,14 @@ impl Options {
             inline_rduniq: true,
             deterministic: false,
             max_processes: None,
+            stack_size: None,
+            host_exec: false,
         }
+    }
+
+    /// The initial stack's size in bytes (a multiple of the page size).
+    pub fn stack_bytes(&self) -> u64 {
+        self.stack_size.unwrap_or(stack::STACK_SIZE)
     }
 }
 
@@ -557,14 +573,15 @@ impl Process {
                 interp_base: interp_img.as_ref().map_or(0, |i| i.bias),
                 model: opts.model,
                 ids: [id.uid, id.euid, id.gid, id.egid],
+                stack_size: opts.stack_bytes(),
             },
         )?;
         let auxv = procfs::saved_auxv(&machine.mem, sp);
         if image.exec_stack {
-            let base = stack::STACK_TOP - stack::STACK_SIZE;
+            let base = stack::STACK_TOP - opts.stack_bytes();
             let _ = machine
                 .mem
-                .protect(base, stack::STACK_SIZE, crate::memory::Perm::RWX);
+                .protect(base, opts.stack_bytes(), crate::memory::Perm::RWX);
         }
         let cpu = &mut machine.cpus[0];
         cpu.pc = entry;

@@ -244,6 +244,25 @@ pub fn guest_signal(h: u8) -> u8 {
     }
 }
 
+/// At a host `execve` of a forked guest: give its slot in the tree's
+/// live count back (the host program is no guest process). Whether it did.
+pub(super) fn give_back_slot(p: &Process) -> bool {
+    if !p.procs.forked {
+        return false;
+    }
+    p.procs.live().is_some_and(|live| {
+        live.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+            .is_ok()
+    })
+}
+
+/// The host `execve` failed: the slot given back is taken again.
+pub(super) fn take_back_slot(p: &Process) {
+    if let Some(live) = p.procs.live() {
+        live.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
 impl Process {
     /// Queue the host signals caught since the last look (called by the
     /// run loop each turn, a relaxed load when there are none).
@@ -850,9 +869,18 @@ fn read_str_array(p: &Process, addr: u64) -> Result<Vec<String>, u64> {
     Err(E2BIG)
 }
 
-/// Where guest path `path` is on the host: in the sysroot first (like
-/// qemu's `-L`), then as given; relative to the guest's cwd.
-fn exec_host_path(p: &Process, path: &str) -> std::path::PathBuf {
+/// Where guest path `path` is on the host: a guest `/proc` link is
+/// followed (`/proc/self/exe` is the running program, `/proc/self/fd/N`
+/// the file open there); otherwise in the sysroot first (like qemu's
+/// `-L`), then as given; relative to the guest's cwd.
+fn exec_host_path(p: &Process, path: &str) -> Result<std::path::PathBuf, u64> {
+    if let Some(full) = super::procfs::guest_proc_path(p, path.as_bytes()) {
+        return super::procfs::exec_target(p, &full);
+    }
+    Ok(exec_sysroot_path(p, path))
+}
+
+fn exec_sysroot_path(p: &Process, path: &str) -> std::path::PathBuf {
     if let (Some(root), true) = (&p.sysroot, path.starts_with('/')) {
         let cand = root.join(path.trim_start_matches('/'));
         if cand.symlink_metadata().is_ok() {
@@ -901,8 +929,11 @@ fn script_interp(bytes: &[u8]) -> Option<(String, Option<String>)> {
 }
 
 /// `execve(path, argv, envp)`: load the Alpha program (or `#!` script's
-/// interpreter) into this process. On failure the caller goes on with the
-/// Linux errno; on success the process is the new program.
+/// interpreter) into this process; a program that is not Alpha (a host
+/// ELF, a script whose interpreter is one, or anything else) goes to the
+/// host's `execve` when [`Options::host_exec`] is on ([`super::hostexec`]),
+/// and is ENOEXEC otherwise. On failure the caller goes on with the Linux
+/// errno; on success the process is the new program.
 pub fn execve(p: &mut Process, path: u64, argv: u64, envp: u64) -> Outcome {
     let r = (|| {
         let path = String::from_utf8_lossy(&read_cstr(p, path)?).into_owned();
@@ -911,15 +942,20 @@ pub fn execve(p: &mut Process, path: u64, argv: u64, envp: u64) -> Outcome {
         }
         // As Linux: the file is opened first (ENOENT, EACCES), then the
         // strings copied (EFAULT), then its format looked at (ENOEXEC).
-        let mut host = exec_host_path(p, &path);
+        let mut host = exec_host_path(p, &path)?;
         let mut bytes = read_executable(&host)?;
         let mut args = read_str_array(p, argv)?;
         let env = read_str_array(p, envp)?;
+        let (first_host, first_args) = (host.clone(), args.clone());
+        let comm = std::path::Path::new(&path)
+            .file_name()
+            .map(|s| s.to_string_lossy().chars().take(15).collect::<String>())
+            .unwrap_or_default();
         let mut guest_path = path;
         let mut depth = 0;
         loop {
             if depth > 0 {
-                host = exec_host_path(p, &guest_path);
+                host = exec_host_path(p, &guest_path)?;
                 bytes = read_executable(&host)?;
             }
             if let Some((interp, arg)) = script_interp(&bytes) {
@@ -939,7 +975,24 @@ pub fn execve(p: &mut Process, path: u64, argv: u64, envp: u64) -> Outcome {
                 guest_path = interp;
                 continue;
             }
-            return replace_image(p, &bytes, &host, args, env);
+            if crate::loader::check_header(&bytes).is_ok() {
+                replace_image(p, &bytes, &host, args, env)?;
+                // The kernel names the process after the file executed
+                // (a script's own name, not its interpreter's).
+                p.comm = comm;
+                return Ok(());
+            }
+            if !p.opts.host_exec {
+                return Err(ENOEXEC);
+            }
+            // Not Alpha: the host runs it, a script through the host's own
+            // `#!` handling (the chain ends in a host program).
+            use std::os::unix::ffi::OsStrExt;
+            return Err(if depth == 0 {
+                super::hostexec::exec(p, host.as_os_str().as_bytes(), &args, &env)
+            } else {
+                super::hostexec::exec(p, first_host.as_os_str().as_bytes(), &first_args, &env)
+            });
         }
     })();
     match r {

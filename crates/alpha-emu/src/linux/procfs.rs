@@ -174,7 +174,7 @@ pub fn maps(p: &Process) -> String {
         ino: u64,
         name: String,
     }
-    let stack_lo = super::stack::STACK_TOP - super::stack::STACK_SIZE;
+    let stack_lo = super::stack::STACK_TOP - p.opts.stack_bytes();
     let anon_name = |a: u64| -> &'static str {
         if a >= p.aspace.brk_start && a < p.aspace.brk.max(p.aspace.brk_start) {
             "[heap]"
@@ -403,6 +403,32 @@ pub fn resolve(p: &Process, path: &[u8]) -> Result<(Vec<u8>, Node), u64> {
         }
     }
     Err(ENOENT)
+}
+
+/// The host file an `execve` of the guest `/proc` path `path` (absolute,
+/// normalised) runs: `/proc/self/exe` is the running program's file;
+/// `/proc/self/fd/N` the file open at N (through the host's own
+/// `/proc/self/fd`, so a memfd or a deleted file runs too); anything else
+/// in `/proc` is not executable (EACCES) or missing (ENOENT).
+pub fn exec_target(p: &Process, path: &[u8]) -> Result<std::path::PathBuf, u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let (at, node) = resolve(p, path)?;
+    let fd_prefix = format!("/proc/{}/fd/", p.id.pid);
+    if let Some(n) = at
+        .strip_prefix(fd_prefix.as_bytes())
+        .and_then(|n| std::str::from_utf8(n).ok()?.parse::<u64>().ok())
+    {
+        let f = p.fds.get(n).map_err(|_| ENOENT)?;
+        if let super::fs::Object::File { file, .. } = &*f.obj.borrow() {
+            use std::os::fd::AsRawFd;
+            return Ok(format!("/proc/self/fd/{}", file.as_raw_fd()).into());
+        }
+        return Err(super::errno::EACCES);
+    }
+    match node {
+        Node::Link(t) => Ok(std::ffi::OsStr::from_bytes(&t).into()),
+        _ => Err(super::errno::EACCES),
+    }
 }
 
 /// The `/proc` path a system call names, when it names one: absolute

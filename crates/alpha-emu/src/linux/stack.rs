@@ -19,7 +19,7 @@ use alpha_isa::Model;
 
 /// `STACK_TOP` for 64-bit Alpha Linux processes.
 pub const STACK_TOP: u64 = 0x1_2000_0000;
-/// Size of the initial stack mapping.
+/// Default size of the initial stack mapping (qemu-user's too).
 pub const STACK_SIZE: u64 = 8 << 20;
 
 // Auxiliary vector tags (include/uapi/linux/auxvec.h).
@@ -109,12 +109,14 @@ pub struct StackSpec<'a> {
     pub model: &'static Model,
     /// `AT_UID`, `AT_EUID`, `AT_GID`, `AT_EGID`.
     pub ids: [u32; 4],
+    /// Size of the stack mapping below [`STACK_TOP`] (a page multiple).
+    pub stack_size: u64,
 }
 
 /// Map the stack and write the initial frame; returns the initial `sp`.
 pub fn build(mem: &mut Memory, spec: &StackSpec) -> Result<u64, String> {
-    let base = STACK_TOP - STACK_SIZE;
-    mem.map_zero(base, STACK_SIZE, Perm::RW)
+    let base = STACK_TOP - spec.stack_size;
+    mem.map_zero(base, spec.stack_size, Perm::RW)
         .map_err(|e| e.to_string())?;
     let mut sp = STACK_TOP;
     let push_bytes = |mem: &mut Memory, b: &[u8], sp: &mut u64| -> Result<u64, String> {

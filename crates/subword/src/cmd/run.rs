@@ -7,9 +7,11 @@ use alpha_emu::cpu::valid_lock_range;
 use alpha_emu::icache::MAX_JIT_THRESHOLD;
 use alpha_emu::linux::{self, Options, StdHost};
 
-/// The `--cpu` model, or a one-line error listing the known names.
+/// The `--cpu` model, or a one-line error listing the known names. qemu's
+/// type names (`ev67-alpha-cpu`) name the same models.
 pub fn model(name: &str) -> Result<&'static alpha_isa::Model, Failure> {
-    alpha_isa::model_by_name(name).ok_or_else(|| {
+    let short = name.strip_suffix("-alpha-cpu").unwrap_or(name);
+    alpha_isa::model_by_name(short).ok_or_else(|| {
         let known: Vec<String> = alpha_isa::MODELS
             .iter()
             .map(|m| format!("{} ({})", m.name, m.part))
@@ -67,33 +69,131 @@ fn env_sysroot() -> Option<std::path::PathBuf> {
         .map(Into::into)
 }
 
-/// The guest's environment: the host's, then `--unset-env` and `--env`
-/// applied in that order (as qemu applies -U and -E).
-fn guest_env(set: &[String], unset: &[String]) -> Result<Vec<String>, Failure> {
+/// A qemu-user environment variable standing for an option not given on
+/// the command line (set and not empty; `QEMU_STRACE` counts when set at
+/// all, as qemu reads it).
+fn qemu_var(name: &str) -> Option<String> {
+    let v = std::env::var_os(name)?;
+    match v.into_string() {
+        Ok(v) => Some(v),
+        // Not text: kept as is, so the option's check refuses it.
+        Err(v) => Some(v.to_string_lossy().into_owned()),
+    }
+}
+
+/// An option's value, or else its qemu variable's (`QEMU_CPU=…`), checked
+/// by `parse`; an error names where the bad value came from.
+fn option_or_var<T>(
+    given: Option<T>,
+    var: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Result<Option<T>, Failure> {
+    if given.is_some() {
+        return Ok(given);
+    }
+    match qemu_var(var).filter(|v| !v.is_empty()) {
+        Some(v) => parse(&v)
+            .map(Some)
+            .map_err(|e| Failure(format!("{var}={v}: {e}"))),
+        None => Ok(None),
+    }
+}
+
+/// `-E A=1,B=2`: qemu splits a list at commas; here a comma splits only
+/// where `NAME=` follows it, so a value may still hold a comma.
+fn split_settings(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, _) in s.match_indices(',') {
+        let rest = &s[i + 1..];
+        let name_len = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        if name_len > 0 && rest[name_len..].starts_with('=') {
+            out.push(&s[start..i]);
+            start = i + 1;
+        }
+    }
+    out.push(&s[start..]);
+    out
+}
+
+/// The guest's environment: the host's, then `QEMU_SET_ENV`,
+/// `QEMU_UNSET_ENV`, `--unset-env` and `--env` applied in that order (as
+/// qemu applies its variables, then -U and -E). Each list comes with the
+/// name its errors cite.
+fn guest_env(
+    sets: &[(&str, Vec<String>)],
+    unsets: &[(&str, Vec<String>)],
+) -> Result<Vec<String>, Failure> {
     let mut env: Vec<(String, String)> = std::env::vars_os()
         .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
         .collect();
-    for u in unset {
-        env.retain(|(k, _)| k != u);
-    }
-    for s in set {
-        let Some((k, v)) = s.split_once('=').filter(|(k, _)| !k.is_empty()) else {
-            return Err(Failure(format!("--env {s}: expected VAR=VALUE")));
-        };
-        match env.iter_mut().find(|(ek, _)| ek == k) {
-            Some(e) => e.1 = v.to_string(),
-            None => env.push((k.to_string(), v.to_string())),
+    let set = |env: &mut Vec<(String, String)>, what: &str, list: &[String]| {
+        for s in list {
+            for item in split_settings(s) {
+                let Some((k, v)) = item.split_once('=').filter(|(k, _)| !k.is_empty()) else {
+                    return Err(Failure(format!("{what} {s}: expected VAR=VALUE")));
+                };
+                match env.iter_mut().find(|(ek, _)| ek == k) {
+                    Some(e) => e.1 = v.to_string(),
+                    None => env.push((k.to_string(), v.to_string())),
+                }
+            }
         }
-    }
+        Ok(())
+    };
+    let unset = |env: &mut Vec<(String, String)>, list: &[String]| {
+        for u in list.iter().flat_map(|u| u.split(',')) {
+            env.retain(|(k, _)| k != u);
+        }
+    };
+    // qemu's order: its variables first (QEMU_SET_ENV before
+    // QEMU_UNSET_ENV), then the command line.
+    set(&mut env, sets[0].0, &sets[0].1)?;
+    unset(&mut env, &unsets[0].1);
+    unset(&mut env, &unsets[1].1);
+    set(&mut env, sets[1].0, &sets[1].1)?;
     Ok(env.into_iter().map(|(k, v)| format!("{k}={v}")).collect())
 }
 
+/// Smallest and largest `--stack-size`: a page, and what fits below
+/// the program's usual load address.
+const MIN_STACK: u64 = 64 << 10;
+const MAX_STACK: u64 = 4 << 30;
+
+fn stack_size(n: u64) -> Result<u64, String> {
+    if !(MIN_STACK..=MAX_STACK).contains(&n) {
+        return Err(format!(
+            "the stack size must be from {} KiB to {} GiB",
+            MIN_STACK >> 10,
+            MAX_STACK >> 30
+        ));
+    }
+    Ok(n.next_multiple_of(alpha_emu::memory::PAGE_SIZE))
+}
+
 pub fn run(a: RunArgs) -> CmdResult {
-    if a.cpu.cpu == "help" || a.cpu.cpu == "?" {
+    let cpu = option_or_var(a.cpu.clone(), "QEMU_CPU", |v| Ok(v.to_string()))?;
+    if matches!(cpu.as_deref(), Some("help" | "?")) {
         list_models();
         return Ok(Outcome::Status(0));
     }
-    let model = model(&a.cpu.cpu)?;
+    let model = match (&a.cpu, &cpu) {
+        (None, Some(v)) => model(v).map_err(|Failure(e)| Failure(format!("QEMU_CPU={v}: {e}")))?,
+        _ => model(cpu.as_deref().unwrap_or("ev67"))?,
+    };
+    let strace = a.strace || std::env::var_os("QEMU_STRACE").is_some();
+    let gdb = option_or_var(a.gdb, "QEMU_GDB", |v| {
+        v.parse::<u16>()
+            .map_err(|e| format!("invalid value for --gdb PORT: {e}"))
+    })?;
+    let stack = match a.stack_size {
+        Some(n) => Some(stack_size(n).map_err(|e| Failure(format!("--stack-size {n}: {e}")))?),
+        None => option_or_var(None, "QEMU_STACK_SIZE", |v| {
+            stack_size(crate::numarg::parse_size(v)?)
+        })?,
+    };
     let lock_range = lock_range(a.lock_range)?;
     let Some(path) = a.command.first().cloned() else {
         return Err(Failure(
@@ -120,10 +220,12 @@ pub fn run(a: RunArgs) -> CmdResult {
             )),
             m => m,
         };
-    opts.strace = a.strace;
+    opts.strace = strace;
+    opts.stack_size = stack;
     opts.sysroot = a.sysroot.clone().or_else(env_sysroot);
     opts.jit_stats = a.jit_stats;
     opts.deterministic = a.deterministic;
+    opts.host_exec = true;
     opts.jit = match (a.no_jit, a.jit_threshold) {
         (true, _) => None,
         (false, None) => opts.jit,
@@ -149,8 +251,18 @@ pub fn run(a: RunArgs) -> CmdResult {
         }
         n => n.map(|n| n as u32),
     };
-    opts.envp = guest_env(&a.set_env, &a.unset_env)?;
-    let exit = match a.gdb {
+    let from_var = |k: &str| qemu_var(k).into_iter().collect::<Vec<String>>();
+    opts.envp = guest_env(
+        &[
+            ("QEMU_SET_ENV", from_var("QEMU_SET_ENV")),
+            ("--env", a.set_env.clone()),
+        ],
+        &[
+            ("QEMU_UNSET_ENV", from_var("QEMU_UNSET_ENV")),
+            ("--unset-env", a.unset_env.clone()),
+        ],
+    )?;
+    let exit = match gdb {
         Some(port) => {
             // One instruction at a time under the stub: no compiled code.
             opts.jit = None;

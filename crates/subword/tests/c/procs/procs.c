@@ -326,7 +326,8 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (!strcmp(p, "exec-errors") && argc > 4) {
-        /* argv[2] not executable, argv[3] garbage with x bit, argv[4] a directory. */
+        /* argv[2] not executable, argv[3] garbage with x bit, argv[4] a
+         * directory, argv[5] (optional) one more. */
         const char *paths[] = {"/nonexistent/prog", argv[2], argv[3], argv[4], argc > 5 ? argv[5] : NULL};
         for (int i = 0; i < 5 && paths[i]; i++) {
             char *args[] = {(char *)paths[i], NULL};
@@ -359,6 +360,39 @@ int main(int argc, char **argv) {
         if (r == 0) waitpid(c, &st, 0);
         printf("posix_spawn of a missing program fails: %d\n",
                r == ENOENT || (r == 0 && WIFEXITED(st) && WEXITSTATUS(st) == 127));
+        return 0;
+    }
+    if (!strcmp(p, "exec-self")) {
+        /* /proc/self/exe names this program: execv of it runs it again,
+         * and so does fexecve of a descriptor open on it. */
+        pid_t c = fork();
+        if (c == 0) {
+            char *args[] = {"self", "show-args", "via /proc/self/exe", NULL};
+            execv("/proc/self/exe", args);
+            printf("execv /proc/self/exe: %s\n", errname(errno));
+            _exit(127);
+        }
+        reap("exec'd /proc/self/exe", c);
+        c = fork();
+        if (c == 0) {
+            int fd = open("/proc/self/exe", O_RDONLY);
+            char *args[] = {"fd", "show-args", "via fexecve", NULL};
+            fexecve(fd, args, environ);
+            printf("fexecve: %s\n", errname(errno));
+            _exit(127);
+        }
+        reap("fexecve'd", c);
+        return 0;
+    }
+    if (!strcmp(p, "popen") && argc > 2) {
+        FILE *f = popen(argv[2], "r");
+        if (!f) { printf("popen: %s\n", errname(errno)); return 1; }
+        char line[256];
+        while (fgets(line, sizeof line, f)) printf("read: %s", line);
+        report("pclose", pclose(f));
+        f = popen("cat > /dev/null; exit 3", "w");
+        fputs("to the child\n", f);
+        report("pclose of a writer", pclose(f));
         return 0;
     }
     if (!strcmp(p, "system")) {
