@@ -368,6 +368,9 @@ pub struct PtoRunArgs {
 /// `.init_array` — before the Rust runtime reopens closed standard streams
 /// on `/dev/null` — so `alpha run` can give the guest a closed stdout
 /// (EBADF) rather than a silent sink.
+/// The signals ignored as the process starts are recorded there too,
+/// before the Rust runtime ignores SIGPIPE for itself, so `alpha run`
+/// gives the guest the dispositions it inherited.
 extern "C" fn note_closed_stdio() {
     for fd in 0..3 {
         // SAFETY: F_GETFD on any descriptor number has no preconditions.
@@ -376,6 +379,19 @@ extern "C" fn note_closed_stdio() {
                 .store(true, std::sync::atomic::Ordering::Relaxed);
         }
     }
+    let mut ignored = 0u64;
+    for sig in 1..64 {
+        // SAFETY: reading a disposition into a zeroed out-parameter.
+        let ign = unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(sig, std::ptr::null(), &mut old) == 0
+                && old.sa_sigaction == libc::SIG_IGN
+        };
+        if ign {
+            ignored |= 1 << sig;
+        }
+    }
+    alpha_emu::linux::SIGNALS_IGNORED_AT_START.store(ignored, std::sync::atomic::Ordering::Relaxed);
 }
 
 #[used]

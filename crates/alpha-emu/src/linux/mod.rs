@@ -20,6 +20,7 @@ pub mod mm;
 pub mod net;
 pub mod process;
 pub mod procfs;
+pub mod registry;
 pub mod sched;
 pub mod signal;
 pub mod stack;
@@ -114,6 +115,28 @@ pub static STDIO_CLOSED_AT_START: [std::sync::atomic::AtomicBool; 3] = [
     std::sync::atomic::AtomicBool::new(false),
     std::sync::atomic::AtomicBool::new(false),
 ];
+
+/// Host signals that were ignored when subword started (bit n: host
+/// signal n), recorded by the binary before the Rust runtime ignores
+/// SIGPIPE for itself: a program started with a signal ignored keeps it
+/// ignored (`trap '' PIPE` in the parent shell), and `alpha run` passes
+/// them to the guest ([`Options::ignored_signals`]).
+pub static SIGNALS_IGNORED_AT_START: std::sync::atomic::AtomicU64 =
+    std::sync::atomic::AtomicU64::new(0);
+
+/// [`SIGNALS_IGNORED_AT_START`] in guest numbering ([`signal::bit`]),
+/// SIGKILL and SIGSTOP never.
+pub fn guest_ignored_at_start() -> u64 {
+    let host = SIGNALS_IGNORED_AT_START.load(std::sync::atomic::Ordering::Relaxed);
+    let mut guest = 0;
+    for sig in 1..=signal::NSIG as u8 {
+        let h = host_signal(sig) as u32;
+        if h < 64 && host & (1 << h) != 0 && !matches!(sig, 9 | 17) {
+            guest |= signal::bit(sig);
+        }
+    }
+    guest
+}
 
 pub(crate) fn stdio_open(fd: u32) -> bool {
     fd < 3 && !STDIO_CLOSED_AT_START[fd as usize].load(std::sync::atomic::Ordering::Relaxed)
@@ -238,6 +261,9 @@ pub struct Options {
     /// for a process whose guest descriptors 0-2 are the host's own
     /// (`alpha run`): an embedded run keeps it off.
     pub host_exec: bool,
+    /// Signals the program starts with ignored ([`signal::bit`] mask), as
+    /// a Linux program inherits them from its parent through `execve`.
+    pub ignored_signals: u64,
 }
 
 impl Options {
@@ -259,6 +285,7 @@ impl Options {
             max_processes: None,
             stack_size: None,
             host_exec: false,
+            ignored_signals: 0,
         }
     }
 
@@ -481,6 +508,32 @@ pub struct Process {
     pub opts: Options,
     /// Its place in the host process tree ([`process`]).
     pub procs: process::Procs,
+    /// Processors the guest is told it has ([`guest_cpus`]).
+    pub ncpus: u32,
+}
+
+/// Processors under `--deterministic`: a fixed count (a four-way
+/// AlphaServer ES40), so the answer never depends on the host.
+pub const DETERMINISTIC_CPUS: u32 = 4;
+
+/// How many processors the guest sees — in `/proc/cpuinfo`,
+/// `/sys/devices/system/cpu/{online,possible,present}` (glibc's `sysconf`
+/// and `get_nprocs`) and `sched_getaffinity` alike: the host's processors
+/// this process may run on (what qemu-alpha passes through), or
+/// [`DETERMINISTIC_CPUS`] under `--deterministic`.
+pub fn guest_cpus(deterministic: bool) -> u32 {
+    if deterministic {
+        return DETERMINISTIC_CPUS;
+    }
+    // SAFETY: a zeroed cpu_set_t is a valid out-parameter of its size.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0 {
+            (libc::CPU_COUNT(&set) as u32).clamp(1, 64)
+        } else {
+            1
+        }
+    }
 }
 
 /// How the personality describes an instruction in diagnostics: the
@@ -634,7 +687,15 @@ impl Process {
             fds: fs::FdTable::new(),
             passed: Vec::new(),
             aspace,
-            signals: signal::Signals::default(),
+            signals: {
+                let mut s = signal::Signals::default();
+                for sig in 1..=signal::NSIG as u8 {
+                    if opts.ignored_signals & signal::bit(sig) != 0 && !matches!(sig, 9 | 17) {
+                        s.actions[sig as usize].handler = signal::SIG_IGN;
+                    }
+                }
+                s
+            },
             threads: Vec::new(),
             queues: thread::Queues::default(),
             cur: 0,
@@ -666,6 +727,7 @@ impl Process {
             id,
             opts: opts.clone(),
             procs: process::Procs::new(opts.max_processes),
+            ncpus: guest_cpus(opts.deterministic),
         };
         p.add_thread(Thread::new(id.pid, 0, 0));
         Ok(p)
@@ -732,6 +794,7 @@ impl Process {
             id: self.id,
             opts: self.opts.clone(),
             procs: self.procs.clone(),
+            ncpus: self.ncpus,
         }
     }
 

@@ -23,8 +23,10 @@
 //! process-wide values here; everything else lives in [`Procs`].
 //!
 //! `--max-processes N` caps the live processes of a tree (the root not
-//! counted) with a counter in a shared anonymous page every forked child
-//! inherits; at the cap `fork` fails with EAGAIN, as at RLIMIT_NPROC. The
+//! counted) with a counter in the shared anonymous mapping every forked
+//! child inherits (the tree's [`super::registry`], where each guest process
+//! also publishes its `comm`, executable and command line for the others'
+//! guest `/proc`); at the cap `fork` fails with EAGAIN, as at RLIMIT_NPROC. The
 //! counter is kept by the processes themselves (an exit gives the slot
 //! back, a reaped child killed by a signal gives its slot back); at the cap
 //! it is corrected by counting the host's process tree, so children that
@@ -63,8 +65,11 @@ static WAKE_RD: AtomicI32 = AtomicI32::new(-1);
 pub struct Procs {
     /// Live processes allowed in the tree (the root not counted).
     pub max: u32,
-    /// Address of the tree's shared live-process counter (0: not forked yet).
-    counter: usize,
+    /// The tree's shared mapping: live-process counter and the published
+    /// guest processes (None: not forked yet).
+    pub registry: Option<super::registry::Registry>,
+    /// This process's slot in it.
+    slot: Option<usize>,
     /// This host process was forked by a guest `fork`.
     pub forked: bool,
     /// Part of a process tree (forked, or has forked): host signals are
@@ -82,7 +87,8 @@ impl Procs {
     pub fn new(max: Option<u32>) -> Procs {
         Procs {
             max: max.unwrap_or(DEFAULT_MAX_PROCESSES),
-            counter: 0,
+            registry: None,
+            slot: None,
             forked: false,
             tree: false,
             vfork_fd: None,
@@ -91,9 +97,7 @@ impl Procs {
     }
 
     fn live(&self) -> Option<&'static AtomicU32> {
-        // SAFETY: `counter` is 0 or the address of a shared page mapped
-        // for the life of the process (never unmapped).
-        (self.counter != 0).then(|| unsafe { &*(self.counter as *const AtomicU32) })
+        self.registry.as_ref().map(|r| r.live())
     }
 }
 
@@ -399,26 +403,43 @@ pub(super) fn hostify_pipes(p: &mut Process) -> Result<(), u64> {
     Ok(())
 }
 
-/// The tree's live-process counter, mapped at the first fork.
+/// The tree's live-process counter, mapped (with the registry, where
+/// this first process publishes itself) at the first fork.
 fn counter(p: &mut Process) -> Result<&'static AtomicU32, u64> {
-    if p.procs.counter == 0 {
-        // SAFETY: a fresh shared anonymous page, never unmapped.
-        let a = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                4096,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if a == libc::MAP_FAILED {
-            return Err(ENOMEM);
-        }
-        p.procs.counter = a as usize;
+    if p.procs.registry.is_none() {
+        p.procs.registry = Some(super::registry::Registry::map(p.procs.max).ok_or(ENOMEM)?);
+        publish(p);
     }
     Ok(p.procs.live().expect("mapped above"))
+}
+
+/// Publish this process's `comm`, executable and command line in the
+/// tree's registry (a no-op outside a tree).
+pub(super) fn publish(p: &mut Process) {
+    use std::os::unix::ffi::OsStrExt;
+    let Some(r) = p.procs.registry else { return };
+    let e = super::registry::Entry {
+        // SAFETY: getpid has no preconditions (the host pid, which is the
+        // guest's but under --deterministic).
+        pid: unsafe { libc::getpid() },
+        comm: p.comm.as_bytes().to_vec(),
+        exe: p.exe_path.as_os_str().as_bytes().to_vec(),
+        cmdline: p.cmdline.clone(),
+    };
+    p.procs.slot = r.publish(p.procs.slot, &e);
+}
+
+/// Leave the registry (a host `execve`: the process stops being a guest
+/// one). Whether there was a slot to leave.
+pub(super) fn unpublish(p: &mut Process) -> bool {
+    match (p.procs.registry, p.procs.slot.take()) {
+        (Some(r), Some(i)) => {
+            // SAFETY: getpid has no preconditions.
+            r.withdraw(i, unsafe { libc::getpid() });
+            true
+        }
+        _ => false,
+    }
 }
 
 /// `fork`, `vfork`, or `clone(flags, newsp, parent_tid, child_tid, tls)`
@@ -511,6 +532,8 @@ pub fn fork(p: &mut Process, c: usize, flags: u64, a: [u64; 6]) -> Outcome {
     let (me, parent) = unsafe { (libc::getpid() as u32, libc::getppid() as u32) };
     p.id.pid = me;
     p.id.ppid = parent;
+    p.procs.slot = None;
+    publish(p);
     // Only the calling thread lives on (as under Linux); its CPU stays.
     let t = p.cur;
     let mut keep: Thread = p.threads[t].clone();
@@ -980,6 +1003,7 @@ pub fn execve(p: &mut Process, path: u64, argv: u64, envp: u64) -> Outcome {
                 // The kernel names the process after the file executed
                 // (a script's own name, not its interpreter's).
                 p.comm = comm;
+                publish(p);
                 return Ok(());
             }
             if !p.opts.host_exec {
