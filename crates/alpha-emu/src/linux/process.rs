@@ -36,7 +36,7 @@ use super::errno::*;
 use super::fs::{self, Object};
 use super::signal::{self, Info};
 use super::syscall::{read_cstr, Outcome};
-use super::{host_signal, Exit, Options, Process, Thread, ThreadState, Wait};
+use super::{host_signal, Exit, Options, Process, Thread, Wait};
 use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering};
 
 pub const CLONE_VM: u64 = 0x100;
@@ -536,25 +536,22 @@ pub fn fork(p: &mut Process, c: usize, flags: u64, a: [u64; 6]) -> Outcome {
     publish(p);
     // Only the calling thread lives on (as under Linux); its CPU stays.
     let t = p.cur;
-    let keep: Thread = p.threads[t].clone();
-    p.threads = vec![Thread {
-        tid: me,
-        clear_child_tid: if flags & CLONE_CHILD_CLEARTID != 0 {
-            ctid
-        } else {
-            0
-        },
-        state: ThreadState::Runnable,
-        waits: Vec::new(),
-        timeout_at: None,
-        progress: None,
-        ..keep
-    }];
+    let mut keep: Thread = p.threads[t].clone();
+    keep.tid = me;
+    keep.clear_child_tid = if flags & CLONE_CHILD_CLEARTID != 0 {
+        ctid
+    } else {
+        0
+    };
+    keep.waits = Vec::new();
+    keep.timeout_at = None;
+    keep.progress = None;
+    p.only_thread(keep);
     p.cur = 0;
     // The child's one thread starts its CPU clock afresh, as the host
     // thread that now runs it does.
     p.threads[0].cpu_ns = 0;
-    p.turn = Some((me, super::time::host_thread_cpu_ns()));
+    p.turn = Some((0, super::time::host_thread_cpu_ns()));
     p.signals.pending.clear();
     p.timers = Default::default();
     let cpu = &mut p.machine.cpus[c];
@@ -1077,6 +1074,7 @@ fn replace_image(
         // SAFETY: our end of the vfork pipe: the parent goes on.
         unsafe { libc::close(fd) };
     }
+    new.incarnation = p.incarnation + 1;
     *p = new;
     for sig in 1..=31u8 {
         sync_host_action(p, sig);

@@ -398,11 +398,7 @@ fn sigset(bits: u64) -> String {
 /// `/proc/self/status`, the fields programs read (fs/proc/array.c order).
 pub fn status(p: &Process) -> String {
     use super::signal::{SIG_DFL, SIG_IGN};
-    let live = p
-        .threads
-        .iter()
-        .filter(|t| t.state != super::ThreadState::Exited)
-        .count();
+    let live = p.threads.iter().filter(|t| !t.exited()).count();
     let mut ign = 0u64;
     let mut cgt = 0u64;
     for (s, a) in p.signals.actions.iter().enumerate().skip(1) {
@@ -452,11 +448,7 @@ pub fn status(p: &Process) -> String {
 /// `/proc/self/stat`: pid, (comm), state, ppid and zeros elsewhere except
 /// the thread count and virtual size.
 pub fn stat(p: &Process) -> String {
-    let live = p
-        .threads
-        .iter()
-        .filter(|t| t.state != super::ThreadState::Exited)
-        .count();
+    let live = p.threads.iter().filter(|t| !t.exited()).count();
     let id = &p.id;
     let mut f: Vec<String> = vec![
         id.pid.to_string(),
