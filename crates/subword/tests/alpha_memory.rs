@@ -178,6 +178,8 @@ fn peak_rss(memory: &str, prog: &Path, args: &[&str]) -> (String, u64) {
         .arg(prog)
         .args(args)
         .stdout(std::fs::File::create(&out_file).expect("out file"));
+    // Reaped by wait4 below, which also gives the peak RSS.
+    #[allow(clippy::zombie_processes)]
     let child = c.spawn().expect("spawn subword");
     let mut status = 0;
     // SAFETY: a zeroed rusage is valid; we wait for our own child.
