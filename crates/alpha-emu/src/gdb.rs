@@ -12,10 +12,14 @@
 //! the instruction loaded any of them, and an access watchpoint on either
 //! (both seen in [`crate::memory::Memory`]'s access trace, which is on
 //! while such a watchpoint is set), and every few thousand
-//! instructions it looks for a Ctrl-C from GDB. Threads are scheduled as
-//! by [`Process::run`], one quantum each; GDB sees the running thread.
+//! instructions it looks for a Ctrl-C from GDB. The guest runs in the
+//! process's own run loop ([`Process::run_with`]) under [`RoundRobin`]
+//! with one instruction per slice, so threads take turns as under `alpha
+//! run` (a quantum each), and timers, sleepers, timed waits and host
+//! signals behave the same; GDB sees the thread that runs next.
 
-use crate::linux::{host_signal, Exit, Host, Process, ThreadState};
+use crate::linux::sched::{Ended, Flow, Pick, Ran, RoundRobin, Scheduler};
+use crate::linux::{host_signal, Exit, Host, Process};
 use gdbstub::arch::{Arch, RegId, Registers};
 use gdbstub::common::Signal;
 use gdbstub::conn::ConnectionExt;
@@ -105,6 +109,93 @@ struct Watch {
     last: Vec<u8>,
 }
 
+/// The stub's scheduler: round robin one instruction at a time, stopping
+/// the run loop at a single step's end, a breakpoint, a watchpoint, or
+/// every 4096 instructions to look for data from GDB.
+struct Stepper<'a> {
+    rr: &'a mut RoundRobin,
+    mode: Mode,
+    breakpoints: &'a [u64],
+    watches: &'a mut Vec<Watch>,
+    stop: Option<Stop>,
+    n: u64,
+}
+
+impl Scheduler for Stepper<'_> {
+    fn pick(&mut self, p: &mut Process) -> Pick {
+        self.rr.pick(p)
+    }
+
+    fn ran(&mut self, p: &mut Process, r: &Ran<'_>) -> Flow {
+        self.rr.ran(p, r);
+        if r.result.is_err() {
+            return Flow::Go;
+        }
+        // GDB sees the thread that runs next.
+        self.rr.settle(p);
+        let trace = if p.machine.mem.tracing() {
+            p.machine.mem.take_trace()
+        } else {
+            Vec::new()
+        };
+        for w in self.watches.iter_mut() {
+            let now = read_bytes(p, w.addr, w.len);
+            let changed = now != w.last;
+            w.last = now;
+            if changed && w.kind != WatchKind::Read {
+                self.stop = Some(Stop::Watch(w.kind, w.addr));
+                return Flow::Pause;
+            }
+            // A load of the watched bytes (for an access watchpoint, a
+            // store too, even of the same value). A failed STx_C
+            // neither read nor wrote them.
+            let hit = trace.iter().find(|r| {
+                let seen = match w.kind {
+                    WatchKind::Write => false,
+                    WatchKind::Read => !r.is_store,
+                    WatchKind::ReadWrite => true,
+                };
+                seen && r.kind != crate::memory::AccessKind::StoreConditionalFailed
+                    && overlaps(r.addr, r.size as u64, w.addr, w.len)
+            });
+            if let Some(r) = hit {
+                self.stop = Some(Stop::Watch(w.kind, r.addr.max(w.addr)));
+                return Flow::Pause;
+            }
+        }
+        if self.mode == Mode::Step {
+            self.stop = Some(Stop::Step);
+            return Flow::Pause;
+        }
+        let pc = p.machine.cpus[p.threads[p.cur].cpu].pc;
+        if self.breakpoints.contains(&pc) {
+            self.stop = Some(Stop::Break);
+            return Flow::Pause;
+        }
+        self.n += 1;
+        if self.n.is_multiple_of(4096) {
+            return Flow::Pause;
+        }
+        Flow::Go
+    }
+}
+
+/// `len` bytes of guest memory at `addr` (unreadable ones as 0).
+fn read_bytes(p: &Process, addr: u64, len: u64) -> Vec<u8> {
+    let mut v = vec![0u8; len as usize];
+    for (i, b) in v.iter_mut().enumerate() {
+        let mut one = [0u8; 1];
+        if p.machine
+            .mem
+            .peek(addr.wrapping_add(i as u64), &mut one)
+            .is_ok()
+        {
+            *b = one[0];
+        }
+    }
+    v
+}
+
 /// The guest process under GDB.
 pub struct GdbTarget<'a> {
     pub p: &'a mut Process,
@@ -112,8 +203,8 @@ pub struct GdbTarget<'a> {
     breakpoints: Vec<u64>,
     watches: Vec<Watch>,
     mode: Mode,
-    /// Instructions the running thread has had this turn.
-    turn: u64,
+    /// The threads' turns, one instruction per slice.
+    rr: RoundRobin,
     /// How the guest ended, once it has.
     pub exit: Option<Exit>,
 }
@@ -132,128 +223,49 @@ fn overlaps(a: u64, n: u64, b: u64, m: u64) -> bool {
 
 impl<'a> GdbTarget<'a> {
     pub fn new(p: &'a mut Process, host: &'a mut dyn Host) -> Self {
+        let quantum = p.quantum;
         GdbTarget {
             p,
             host,
             breakpoints: Vec::new(),
             watches: Vec::new(),
             mode: Mode::Continue,
-            turn: 0,
+            rr: RoundRobin::new(quantum).with_step(1),
             exit: None,
         }
     }
 
     fn read_mem(&self, addr: u64, len: u64) -> Vec<u8> {
-        let mut v = vec![0u8; len as usize];
-        for (i, b) in v.iter_mut().enumerate() {
-            let mut one = [0u8; 1];
-            if self.p.machine.mem.peek(addr + i as u64, &mut one).is_ok() {
-                *b = one[0];
-            }
-        }
-        v
+        read_bytes(self.p, addr, len)
     }
 
-    /// Run one instruction of the scheduled thread (or wait when every
-    /// thread waits), as one turn of [`Process::run`] with budget 1.
-    fn step_one(&mut self) -> Option<Exit> {
-        let p = &mut *self.p;
-        p.tick();
-        if p.threads[p.cur].state != ThreadState::Runnable {
-            match p.pick_next(p.cur) {
-                Some(t) => {
-                    p.cur = t;
-                    self.turn = 0;
-                }
-                None => {
-                    if !p.wake_ready(self.host, true) {
-                        let why = "every guest thread is blocked (deadlock)".to_string();
-                        self.host.diag(&why);
-                        return Some(Exit::Killed {
-                            signal: crate::linux::signal::SIGKILL,
-                            why,
-                        });
-                    }
-                    return None;
-                }
-            }
-        }
-        let t = p.cur;
-        if let Err(e) = p.step_thread(self.host, t, 1) {
-            return Some(e);
-        }
-        self.turn += 1;
-        if self.turn >= p.quantum
-            || std::mem::take(&mut p.yield_now)
-            || p.threads[t].state != ThreadState::Runnable
-        {
-            if let Some(n) = p.pick_next(t) {
-                p.cur = n;
-            }
-            self.turn = 0;
-        }
-        None
-    }
-
+    /// Run the guest until a stop GDB must hear of (`Some`), or until GDB
+    /// has sent something (`None`, looked at every 4096 instructions).
     fn run(&mut self, mut incoming: impl FnMut() -> bool) -> Option<Stop> {
-        let mut n = 0u64;
         loop {
-            if let Some(e) = self.step_one() {
-                self.exit = Some(e);
-                return Some(Stop::Ended);
-            }
-            let trace = if self.p.machine.mem.tracing() {
-                self.p.machine.mem.take_trace()
-            } else {
-                Vec::new()
+            let mut s = Stepper {
+                rr: &mut self.rr,
+                mode: self.mode,
+                breakpoints: &self.breakpoints,
+                watches: &mut self.watches,
+                stop: None,
+                n: 0,
             };
-            for w in self.watches.iter_mut() {
-                let now = {
-                    let mut v = vec![0u8; w.len as usize];
-                    for (i, b) in v.iter_mut().enumerate() {
-                        let mut one = [0u8; 1];
-                        if self.p.machine.mem.peek(w.addr + i as u64, &mut one).is_ok() {
-                            *b = one[0];
-                        }
+            match self.p.run_with(self.host, &mut s, None) {
+                Ended::Exit(e) => {
+                    self.exit = Some(e);
+                    return Some(Stop::Ended);
+                }
+                Ended::Paused => {
+                    if let Some(stop) = s.stop {
+                        return Some(stop);
                     }
-                    v
-                };
-                let changed = now != w.last;
-                w.last = now;
-                if changed && w.kind != WatchKind::Read {
-                    return Some(Stop::Watch(w.kind, w.addr));
+                    if incoming() {
+                        return None;
+                    }
                 }
-                // A load of the watched bytes (for an access watchpoint, a
-                // store too, even of the same value). A failed STx_C
-                // neither read nor wrote them.
-                let hit = trace.iter().find(|r| {
-                    let seen = match w.kind {
-                        WatchKind::Write => false,
-                        WatchKind::Read => !r.is_store,
-                        WatchKind::ReadWrite => true,
-                    };
-                    seen && r.kind != crate::memory::AccessKind::StoreConditionalFailed
-                        && overlaps(r.addr, r.size as u64, w.addr, w.len)
-                });
-                if let Some(r) = hit {
-                    return Some(Stop::Watch(w.kind, r.addr.max(w.addr)));
-                }
-            }
-            if self.mode == Mode::Step {
-                return Some(Stop::Step);
-            }
-            if self.breakpoints.contains(&self.pc()) {
-                return Some(Stop::Break);
-            }
-            n += 1;
-            if n.is_multiple_of(4096) && incoming() {
-                return None;
             }
         }
-    }
-
-    fn pc(&self) -> u64 {
-        self.p.machine.cpus[self.p.threads[self.p.cur].cpu].pc
     }
 
     /// The access trace is on exactly while a read or access watchpoint

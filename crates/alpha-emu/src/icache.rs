@@ -193,8 +193,14 @@ impl ICache {
 
     /// Count one run of compiled code (see [`Jit::note`]).
     #[inline(always)]
-    pub fn jit_note(&mut self, insns: u64, links: u64, helpers: u64, why: crate::jit::Exit) {
-        self.jit.note(insns, links, helpers, why);
+    pub fn jit_note(&mut self, insns: u64, e: &crate::jit::Entered) {
+        self.jit.note(insns, e);
+    }
+
+    /// The fault sites of the compiled code (see [`crate::jit::enter`]).
+    #[inline(always)]
+    pub(crate) fn jit_code(&self) -> *const crate::jit::fault::CodeMap {
+        self.jit.code_map()
     }
 
     /// The link table compiled code goes on through (see [`Links`]).
@@ -238,6 +244,7 @@ impl ICache {
         base: u64,
         bwx: bool,
         fix: bool,
+        direct: bool,
     ) -> Option<RegionFn> {
         if self.jit.wants_reset() {
             self.jit.reset();
@@ -256,6 +263,7 @@ impl ICache {
             bwx,
             fix,
             uniq: self.inline_uniq,
+            direct,
         };
         match self.jit.compile(req, &self.blocks[index][..], base, cfg) {
             Compiled::Ready(n) => {

@@ -4,7 +4,7 @@
 use crate::cpu::Cpu;
 use crate::exec::{self, Event};
 use crate::icache::ICache;
-use crate::memory::Memory;
+use crate::memory::{Memory, MemoryKind};
 use alpha_isa::Model;
 
 /// CPUs and the memory they share. `Clone` is a full, independent snapshot.
@@ -23,6 +23,29 @@ impl Machine {
     /// A machine with `ncpus` CPUs of `model`, each with lock range
     /// `lock_range` bytes (or the model's default when `None`).
     pub fn new(model: &'static Model, ncpus: usize, lock_range: Option<u64>) -> Machine {
+        Self::with_memory(model, ncpus, lock_range, Memory::new())
+    }
+
+    /// [`Machine::new`] over memory of `kind` ([`MemoryKind`]); a host that
+    /// cannot give host-mapped memory gives portable memory, and the
+    /// reason comes back as the second value.
+    pub fn of_kind(
+        model: &'static Model,
+        ncpus: usize,
+        lock_range: Option<u64>,
+        kind: MemoryKind,
+    ) -> (Machine, Option<String>) {
+        let (mem, why) = Memory::of_kind(kind);
+        (Self::with_memory(model, ncpus, lock_range, mem), why)
+    }
+
+    /// [`Machine::new`] over `mem`.
+    pub fn with_memory(
+        model: &'static Model,
+        ncpus: usize,
+        lock_range: Option<u64>,
+        mem: Memory,
+    ) -> Machine {
         let cpus = (0..ncpus.max(1))
             .map(|id| {
                 let mut c = Cpu::new(id, model);
@@ -34,14 +57,15 @@ impl Machine {
             .collect();
         Machine {
             cpus,
-            mem: Memory::new(),
+            mem,
             icache: ICache::new(),
             stop_at_points: false,
         }
     }
 
     /// A copy as independent as `clone`'s whose memory shares its pages
-    /// with this machine's until either writes them ([`Memory::snapshot`]).
+    /// with this machine's until either writes them ([`Memory::snapshot`];
+    /// a copy of host-mapped memory is portable).
     pub fn snapshot(&mut self) -> Machine {
         let mem = std::mem::take(&mut self.mem);
         let mut copy = self.clone();
@@ -52,6 +76,7 @@ impl Machine {
 
     /// Run CPU `cpu` for at most `budget` instructions.
     pub fn run(&mut self, cpu: usize, budget: u64) -> Event {
+        self.mem.enter_agent(cpu);
         if self.stop_at_points {
             return exec::fast::run_to_point(
                 &mut self.cpus[cpu],
@@ -101,7 +126,10 @@ impl Machine {
 
     /// What the compiling tier has compiled so far.
     pub fn jit_stats(&self) -> crate::jit::JitStats {
-        self.icache.jit_stats()
+        let mut s = self.icache.jit_stats();
+        s.code_faults = self.mem.host_faults.code;
+        s.lock_faults = self.mem.host_faults.lock;
+        s
     }
 
     /// `IMB`: drop every predecoded instruction.

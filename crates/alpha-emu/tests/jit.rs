@@ -7,7 +7,7 @@
 //! can pass by interpreting.
 
 mod common;
-use alpha_emu::memory::Perm;
+use alpha_emu::memory::{MemoryKind, Perm};
 use alpha_emu::{Event, Machine};
 use common::*;
 use proptest::prelude::*;
@@ -16,24 +16,62 @@ use proptest::prelude::*;
 type Outcome = (Event, Vec<u64>, u64, u64, Vec<u8>);
 
 /// How a machine executes: reference semantics only, the micro-op
-/// interpreter only, or compiled after `n` arrivals.
+/// interpreter only, or compiled after `n` arrivals — over portable
+/// memory, or (`Host…`) over host-mapped memory, where compiled accesses
+/// are host accesses and every refused one is a host fault.
 #[derive(Clone, Copy, Debug)]
 enum Tier {
     Reference,
     Interpreter,
     Jit(u32),
+    HostInterpreter,
+    HostJit(u32),
 }
 
-fn machine(model: &str, src: &str, regs: &[u64; 8], tier: Tier) -> Machine {
-    let mut m = machine_with(model, 1, src);
-    match tier {
-        Tier::Reference => m.set_fast_path(false),
-        Tier::Interpreter => m.set_jit(None),
-        Tier::Jit(n) => {
-            m.set_jit(Some(n));
-            m.set_jit_background(false);
+impl Tier {
+    fn kind(self) -> MemoryKind {
+        match self {
+            Tier::HostInterpreter | Tier::HostJit(_) => MemoryKind::HostMapped,
+            _ => MemoryKind::Portable,
         }
     }
+    fn compiles(self) -> bool {
+        matches!(self, Tier::Jit(_) | Tier::HostJit(_))
+    }
+    /// Set up `m` (built over [`Tier::kind`]) to execute this way.
+    fn apply(self, m: &mut Machine) {
+        match self {
+            Tier::Reference => m.set_fast_path(false),
+            Tier::Interpreter | Tier::HostInterpreter => m.set_jit(None),
+            Tier::Jit(n) | Tier::HostJit(n) => {
+                m.set_jit(Some(n));
+                m.set_jit_background(false);
+            }
+        }
+    }
+}
+
+/// Every tier that is not the reference, compiling after 1 and 2 arrivals.
+const TIERS: [Tier; 6] = [
+    Tier::Interpreter,
+    Tier::Jit(1),
+    Tier::Jit(2),
+    Tier::HostInterpreter,
+    Tier::HostJit(1),
+    Tier::HostJit(2),
+];
+
+/// The interpreter and compiled code at once, over both memories.
+const PAIRS: [Tier; 4] = [
+    Tier::Interpreter,
+    Tier::Jit(1),
+    Tier::HostInterpreter,
+    Tier::HostJit(1),
+];
+
+fn machine(model: &str, src: &str, regs: &[u64; 8], tier: Tier) -> Machine {
+    let mut m = machine_with_kind(model, 1, src, tier.kind());
+    tier.apply(&mut m);
     m.cpus[0].r[1..9].copy_from_slice(regs);
     m.cpus[0].r[9] = DATA;
     m
@@ -84,7 +122,7 @@ proptest! {
         let mut reference = machine(model, &src, &regs, Tier::Reference);
         let ev = run_sliced(&mut reference, 100_000, 100_000);
         let want = outcome(&reference, ev);
-        for tier in [Tier::Interpreter, Tier::Jit(1), Tier::Jit(2)] {
+        for tier in TIERS {
             for s in [100_000, slice] {
                 let mut m = machine(model, &src, &regs, tier);
                 let ev = run_sliced(&mut m, s, 100_000);
@@ -94,7 +132,7 @@ proptest! {
                 // interpreter on every pass (CTPOP has no compiled form;
                 // on ev5 neither have the BWX instructions).
                 let compilable = !ev5 && !src.contains("ctpop");
-                if matches!(tier, Tier::Jit(1)) && compilable && s == 100_000
+                if matches!(tier, Tier::Jit(1) | Tier::HostJit(1)) && compilable && s == 100_000
                     && ev == (Event::CallPal { func: 0 }) {
                     prop_assert!(m.jit_stats().regions > 0, "nothing was compiled\n{}", src);
                 }
@@ -139,12 +177,12 @@ proptest! {
         let mut reference = machine("ev67", &src, &regs, Tier::Reference);
         let ev = run_sliced(&mut reference, 100_000, 100_000);
         let want = outcome(&reference, ev);
-        for tier in [Tier::Interpreter, Tier::Jit(1), Tier::Jit(2)] {
+        for tier in TIERS {
             for s in [100_000, slice] {
                 let mut m = machine("ev67", &src, &regs, tier);
                 let ev = run_sliced(&mut m, s, 100_000);
                 prop_assert_eq!(&outcome(&m, ev), &want, "{:?} slice {}\n{}", tier, s, src);
-                if matches!(tier, Tier::Jit(1)) && s == 100_000
+                if matches!(tier, Tier::Jit(1) | Tier::HostJit(1)) && s == 100_000
                     && ev == (Event::CallPal { func: 0 }) {
                     prop_assert!(m.jit_stats().regions > 0, "nothing was compiled\n{}", src);
                     prop_assert!(m.jit_stats().retired > 0, "nothing ran compiled\n{}", src);
@@ -233,13 +271,13 @@ proptest! {
             (outcome(&m, ev), c.f.to_vec(), c.fpcr, m.jit_stats())
         };
         let want = run(Tier::Reference, 100_000);
-        for tier in [Tier::Interpreter, Tier::Jit(1), Tier::Jit(2)] {
+        for tier in TIERS {
             for s in [100_000, slice] {
                 let got = run(tier, s);
                 prop_assert_eq!(&got.0, &want.0, "{:?} slice {}\n{}", tier, s, src);
                 prop_assert_eq!(&got.1, &want.1, "FP registers, {:?} slice {}\n{}", tier, s, src);
                 prop_assert_eq!(got.2, want.2, "FPCR, {:?} slice {}\n{}", tier, s, src);
-                if matches!(tier, Tier::Jit(1)) && s == 100_000
+                if matches!(tier, Tier::Jit(1) | Tier::HostJit(1)) && s == 100_000
                     && want.0.0 == (Event::CallPal { func: 0 }) {
                     prop_assert!(got.3.retired > 0, "nothing ran compiled\n{}", src);
                 }
@@ -403,13 +441,13 @@ proptest! {
             (outcome(&m, ev), c.f.to_vec(), c.fpcr, m.jit_stats())
         };
         let want = run(Tier::Reference, 100_000);
-        for tier in [Tier::Interpreter, Tier::Jit(1), Tier::Jit(2)] {
+        for tier in TIERS {
             for s in [100_000, slice] {
                 let got = run(tier, s);
                 prop_assert_eq!(&got.0, &want.0, "{:?} slice {}\n{}", tier, s, src);
                 prop_assert_eq!(&got.1, &want.1, "FP registers, {:?} slice {}\n{}", tier, s, src);
                 prop_assert_eq!(got.2, want.2, "FPCR, {:?} slice {}\n{}", tier, s, src);
-                if matches!(tier, Tier::Jit(1)) && s == 100_000
+                if matches!(tier, Tier::Jit(1) | Tier::HostJit(1)) && s == 100_000
                     && want.0.0 == (Event::CallPal { func: 0 }) {
                     prop_assert!(got.3.retired > 0, "nothing ran compiled\n{}", src);
                 }
@@ -593,15 +631,21 @@ fn jit_store_into_its_own_code_takes_effect() {
         bne $6, 1b
         halt
         addq $3, 100, $3";
-    for tier in [Tier::Interpreter, Tier::Jit(1)] {
+    for tier in PAIRS {
         let mut m = machine("ev67", src, &[0; 8], tier);
         m.cpus[0].r[7] = 1;
         m.mem.protect(CODE, 0x2000, Perm::RWX).unwrap();
         run_to_halt(&mut m);
         // First pass adds 1, the next two add 100.
         assert_eq!(m.cpus[0].r[3], 201, "{tier:?}");
-        if matches!(tier, Tier::Jit(_)) {
+        if tier.compiles() {
             assert!(m.jit_stats().regions > 0);
+        }
+        if matches!(tier, Tier::HostJit(_)) {
+            // The host write-protected the code page: the compiled store
+            // faulted, and memory dropped the code before storing.
+            let s = m.jit_stats();
+            assert!(s.faults_page > 0 && s.code_faults > 0, "{s:?}");
         }
     }
 }
@@ -622,15 +666,9 @@ fn jit_stores_break_other_cpus_reservations() {
         subq $2, 1, $2
         bne $2, 2b
         halt";
-    for tier in [Tier::Interpreter, Tier::Jit(1)] {
-        let mut m = machine_with("ev67", 2, src);
-        match tier {
-            Tier::Jit(n) => {
-                m.set_jit(Some(n));
-                m.set_jit_background(false);
-            }
-            _ => m.set_jit(None),
-        }
+    for tier in PAIRS {
+        let mut m = machine_with_kind("ev67", 2, src, tier.kind());
+        tier.apply(&mut m);
         for c in &mut m.cpus {
             c.r[9] = DATA;
         }
@@ -646,7 +684,7 @@ fn jit_stores_break_other_cpus_reservations() {
         assert_eq!(m.run(0, 100), Event::CallPal { func: 0 });
         assert_eq!(m.cpus[0].r[1], 0, "stq_c must fail ({tier:?})");
         assert_eq!(m.mem.lock_breaks, 1);
-        if matches!(tier, Tier::Jit(_)) {
+        if tier.compiles() {
             assert!(m.jit_stats().regions > 0);
         }
     }
@@ -662,7 +700,7 @@ fn jit_faults_match_the_interpreter() {
         lda $9, 4096($9)
         br 1b";
     let mut results = Vec::new();
-    for tier in [Tier::Interpreter, Tier::Jit(1)] {
+    for tier in PAIRS {
         let mut m = machine("ev67", src, &[0; 8], tier);
         let ev = m.run(0, 1_000_000);
         assert!(
@@ -670,11 +708,15 @@ fn jit_faults_match_the_interpreter() {
             "{tier:?} stopped with {ev:?}"
         );
         results.push(outcome(&m, ev));
-        if matches!(tier, Tier::Jit(_)) {
+        if tier.compiles() {
             assert!(m.jit_stats().regions > 0);
         }
+        if matches!(tier, Tier::HostJit(_)) {
+            // The unmapped page was a host fault in compiled code.
+            assert_eq!(m.jit_stats().faults_page, 1, "{:?}", m.jit_stats());
+        }
     }
-    assert_eq!(results[0], results[1]);
+    assert!(results.iter().all(|r| *r == results[0]), "{results:?}");
 }
 
 /// A copy of a machine (what a schedule explorer makes) starts without
@@ -753,14 +795,8 @@ fn jit_llsc_under_contention_equals_the_interpreter() {
     3:  addq $6, 1, $6
         br 1b";
     let run = |tier: Tier, slices: &[u64]| {
-        let mut m = machine_with("ev67", 2, src);
-        match tier {
-            Tier::Jit(n) => {
-                m.set_jit(Some(n));
-                m.set_jit_background(false);
-            }
-            _ => m.set_jit(None),
-        }
+        let mut m = machine_with_kind("ev67", 2, src, tier.kind());
+        tier.apply(&mut m);
         for c in &mut m.cpus {
             c.r[9] = DATA;
         }
@@ -789,17 +825,27 @@ fn jit_llsc_under_contention_equals_the_interpreter() {
     };
     for slices in [&[3u64, 5, 7][..], &[1, 2], &[11, 4, 9, 1]] {
         let want = run(Tier::Interpreter, slices);
-        let got = run(Tier::Jit(1), slices);
-        assert_eq!(got.0, want.0, "registers, slices {slices:?}");
-        assert_eq!(got.1, want.1, "memory, slices {slices:?}");
-        assert_eq!(got.2, want.2, "lock breaks, slices {slices:?}");
-        // Both CPUs did all 300 increments, and some STQ_C failed.
-        assert_eq!(u64::from_le_bytes(got.1[..8].try_into().unwrap()), 600);
-        assert!(
-            got.0[0].0[6] + got.0[1].0[6] > 0,
-            "no contention, slices {slices:?}"
-        );
-        assert!(got.3.retired > 0, "nothing ran compiled, slices {slices:?}");
+        for tier in [Tier::Jit(1), Tier::HostInterpreter, Tier::HostJit(1)] {
+            let got = run(tier, slices);
+            assert_eq!(got.0, want.0, "registers, slices {slices:?} {tier:?}");
+            assert_eq!(got.1, want.1, "memory, slices {slices:?} {tier:?}");
+            assert_eq!(got.2, want.2, "lock breaks, slices {slices:?} {tier:?}");
+            if !tier.compiles() {
+                continue;
+            }
+            // Both CPUs did all 300 increments, and some STQ_C failed.
+            assert_eq!(u64::from_le_bytes(got.1[..8].try_into().unwrap()), 600);
+            assert!(
+                got.0[0].0[6] + got.0[1].0[6] > 0,
+                "no contention, slices {slices:?}"
+            );
+            assert!(got.3.retired > 0, "nothing ran compiled, slices {slices:?}");
+            if matches!(tier, Tier::HostJit(_)) {
+                // Stores beside the other CPU's armed range hit its
+                // write-protected page.
+                assert!(got.3.lock_faults > 0, "{:?}", got.3);
+            }
+        }
     }
 }
 
@@ -848,7 +894,7 @@ proptest! {
         let mut reference = machine("ev67", &src, &regs, Tier::Reference);
         let ev = run_sliced(&mut reference, 100_000, 100_000);
         let want = outcome(&reference, ev);
-        for tier in [Tier::Interpreter, Tier::Jit(1), Tier::Jit(2)] {
+        for tier in TIERS {
             for s in [100_000, slice] {
                 let mut m = machine("ev67", &src, &regs, tier);
                 let ev = run_sliced(&mut m, s, 100_000);
@@ -911,7 +957,7 @@ fn jit_store_into_linked_code_takes_effect() {
         ret $31, ($26)
         addq $3, 100, $3";
     let mut want = None;
-    for tier in [Tier::Interpreter, Tier::Jit(1)] {
+    for tier in PAIRS {
         let mut m = machine("ev67", src, &[0; 8], tier);
         m.mem.protect(CODE, 0x2000, Perm::RWX).unwrap();
         run_to_halt(&mut m);
@@ -978,7 +1024,7 @@ fn jit_inline_rduniq_equals_the_interpreter_and_clears_the_lock_flag() {
         bne $6, 1b
         halt";
     let mut want = None;
-    for tier in [Tier::Interpreter, Tier::Jit(1)] {
+    for tier in PAIRS {
         for slice in [1_000_000u64, 3] {
             let mut m = machine("ev67", src, &[0; 8], tier);
             m.set_inline_rduniq(true);

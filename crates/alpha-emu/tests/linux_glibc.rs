@@ -316,12 +316,41 @@ fn signal_sigsuspend_delivers_the_pending_signal_and_restores_the_mask() {
     );
 }
 
+/// A scheduler of the process's run loop that runs any runnable thread
+/// (by a seeded LCG) for 1-16 instructions.
+struct Lcg {
+    x: u64,
+    slices: u64,
+}
+
+impl linux::sched::Scheduler for Lcg {
+    fn pick(&mut self, p: &mut linux::Process) -> linux::sched::Pick {
+        let r = p.runnable();
+        assert!(!r.is_empty(), "the loop asks only while a thread can run");
+        self.x = self
+            .x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.slices += 1;
+        linux::sched::Pick::Run(linux::sched::Slice {
+            thread: r[(self.x >> 33) as usize % r.len()],
+            budget: 1 + (self.x >> 20) % 16,
+            points: false,
+            passes: 0,
+        })
+    }
+
+    fn ran(&mut self, _p: &mut linux::Process, _r: &linux::sched::Ran<'_>) -> linux::sched::Flow {
+        linux::sched::Flow::Go
+    }
+}
+
 #[test]
 fn order_an_explorer_can_pick_the_thread_for_every_few_instructions() {
-    // The schedule-explorer hook: instead of Process::run's round robin,
-    // pick any runnable thread (here by a seeded LCG) and run it for 1-16
-    // instructions with step_thread. Every schedule must give the same
-    // answer for this correctly synchronised program.
+    // The scheduler interface: instead of round robin, the run loop asks
+    // a scheduler that picks any runnable thread (here by a seeded LCG)
+    // and runs it for 1-16 instructions. Every schedule must give the
+    // same answer for this correctly synchronised program.
     let Some(gcc) = gcc("order_explorer_hook") else {
         return;
     };
@@ -334,28 +363,17 @@ fn order_an_explorer_can_pick_the_thread_for_every_few_instructions() {
     for seed in [1u64, 2, 3] {
         let mut p = linux::Process::new(&elf, &opts).unwrap();
         let mut host = CaptureHost::default();
-        let mut x = seed;
-        let mut switches = 0u64;
-        let exit = loop {
-            let r = p.runnable();
-            assert!(!r.is_empty(), "deadlock under seed {seed}");
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let t = r[(x >> 33) as usize % r.len()];
-            let budget = 1 + (x >> 20) % 16;
-            switches += 1;
-            if let Err(e) = p.step_thread(&mut host, t, budget) {
-                break e;
-            }
-            assert!(p.insns < 200_000_000, "runaway under seed {seed}");
+        let mut lcg = Lcg { x: seed, slices: 0 };
+        let exit = match p.run_with(&mut host, &mut lcg, Some(200_000_000)) {
+            linux::sched::Ended::Exit(e) => e,
+            linux::sched::Ended::Paused => panic!("the scheduler never pauses"),
         };
         assert_eq!(exit, Exit::Exited(0), "seed {seed}: {:?}", host.diags);
         assert_eq!(
             String::from_utf8_lossy(&host.stdout),
             "counter 8000 sum 100\n"
         );
-        assert!(switches > 1000, "seed {seed}: {switches}");
+        assert!(lcg.slices > 1000, "seed {seed}: {}", lcg.slices);
     }
 }
 

@@ -9,7 +9,7 @@ mod numarg;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use numarg::{parse_size, parse_u64};
 
@@ -480,14 +480,18 @@ pub struct PtoRunArgs {
 /// Which of fds 0-2 were closed as the process started. Recorded from
 /// `.init_array` — before the Rust runtime reopens closed standard streams
 /// on `/dev/null` — so `alpha run` can give the guest a closed stdout
-/// (EBADF) rather than a silent sink. A static because nothing runs earlier
-/// that could hold a value: the only process-wide state of the binary, and
-/// read once, by [`stdio_closed_at_start`].
+/// (EBADF) rather than a silent sink; the signals ignored as it starts
+/// are recorded there too, before the Rust runtime ignores SIGPIPE for
+/// itself, so `alpha run` gives the guest the dispositions it inherited.
+/// Statics because nothing runs earlier that could hold a value: the only
+/// process-wide state of the binary, read by [`stdio_closed_at_start`] and
+/// [`signals_ignored_at_start`] and handed to the library as values.
 static STDIO_CLOSED_AT_START: [AtomicBool; 3] = [
     AtomicBool::new(false),
     AtomicBool::new(false),
     AtomicBool::new(false),
 ];
+static SIGNALS_IGNORED_AT_START: AtomicU64 = AtomicU64::new(0);
 
 extern "C" fn note_closed_stdio() {
     for fd in 0..3 {
@@ -496,11 +500,29 @@ extern "C" fn note_closed_stdio() {
             STDIO_CLOSED_AT_START[fd as usize].store(true, Ordering::Relaxed);
         }
     }
+    let mut ignored = 0u64;
+    for sig in 1..64 {
+        // SAFETY: reading a disposition into a zeroed out-parameter.
+        let ign = unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(sig, std::ptr::null(), &mut old) == 0
+                && old.sa_sigaction == libc::SIG_IGN
+        };
+        if ign {
+            ignored |= 1 << sig;
+        }
+    }
+    SIGNALS_IGNORED_AT_START.store(ignored, Ordering::Relaxed);
 }
 
 #[used]
 #[link_section = ".init_array"]
 static NOTE_CLOSED_STDIO: extern "C" fn() = note_closed_stdio;
+
+/// Host signals (bit n: signal n) that were ignored when subword started.
+pub fn signals_ignored_at_start() -> u64 {
+    SIGNALS_IGNORED_AT_START.load(Ordering::Relaxed)
+}
 
 /// Streams 0-2 that were closed when subword started.
 pub fn stdio_closed_at_start() -> [bool; 3] {

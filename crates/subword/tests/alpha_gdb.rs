@@ -185,3 +185,66 @@ fn gdb_read_watchpoint_stops_at_the_load_and_access_watchpoint_at_a_same_value_s
     assert!(g.success());
     assert_eq!(stdout, "total 7\n");
 }
+
+/// A timed wait nobody ends, a sleep and an interval timer: under the stub
+/// the guest runs in the same run loop as without it, so the wait times
+/// out, the sleeper wakes and the timer's signal is delivered, and the
+/// program ends as it does under `alpha run` (the stub's own loop of old
+/// reported a deadlock at the timed wait).
+const TIMED: &str = r#"
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+static volatile int alarms;
+static void on_alarm(int s) { (void)s; alarms++; }
+static void *nap(void *a) { usleep(2000); return a; }
+int main(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 1000000;
+    if (ts.tv_nsec >= 1000000000) { ts.tv_sec++; ts.tv_nsec -= 1000000000; }
+    pthread_mutex_lock(&m);
+    int r = pthread_cond_timedwait(&c, &m, &ts);
+    pthread_mutex_unlock(&m);
+    signal(SIGALRM, on_alarm);
+    struct itimerval it = {{0, 0}, {0, 1000}};
+    setitimer(ITIMER_REAL, &it, 0);
+    pthread_t t;
+    pthread_create(&t, 0, nap, 0);
+    pthread_join(t, 0);
+    while (!alarms) usleep(100);
+    printf("timedwait %s, alarm %d\n", r == ETIMEDOUT ? "ETIMEDOUT" : "other", alarms);
+    return 3;
+}
+"#;
+
+#[test]
+fn gdb_runs_timed_waits_sleepers_and_timers_as_alpha_run_does() {
+    let Some((gdb, bin)) = prepare("gdb_timed", "timed", TIMED) else {
+        return;
+    };
+    let plain = Command::new(env!("CARGO_BIN_EXE_subword"))
+        .args(["alpha", "run"])
+        .arg(&bin)
+        .output()
+        .expect("run subword");
+    assert_eq!(
+        String::from_utf8_lossy(&plain.stdout),
+        "timedwait ETIMEDOUT, alarm 1\n"
+    );
+    assert_eq!(plain.status.code(), Some(3));
+    let (text, g, stdout) = session(
+        &gdb,
+        &bin,
+        &["break main", "continue", "delete", "continue"],
+    );
+    assert!(text.contains("exited with code 03"), "{text}");
+    assert_eq!(g.code(), Some(3));
+    assert_eq!(stdout, "timedwait ETIMEDOUT, alarm 1\n");
+}

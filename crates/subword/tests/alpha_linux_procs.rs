@@ -416,6 +416,19 @@ exit 11
 }
 
 #[test]
+fn proc_pid_of_another_guest_process_shows_its_guest_comm_cmdline_and_exe() {
+    // subword only: qemu-alpha shows the host's view (qemu's own command line).
+    check(
+        &["proc-other"],
+        &[],
+        false,
+        "cmdline: 1\ncomm is exe: 1\nstat: pid 1 comm exe ppid is us 1\nexe is ours: 1\n\
+         sleeper: exited 0\ngone after reaping: 1\n",
+        0,
+    );
+}
+
+#[test]
 fn proc_self_exe_names_the_guest_program_and_execv_of_it_runs_it_again() {
     // subword only: qemu-alpha hands /proc/self/exe to the host (ENOEXEC).
     check(

@@ -158,7 +158,22 @@ fn write_to_closed_stdout_fails_with_ebadf() {
 /// Run `probe` with stdout a pipe that the test reads one line from and
 /// then closes, as `| head -1` does.
 fn reader_leaves(r: &Runner, bin: &Path, probe: &str) -> Output {
+    reader_leaves_with(r, bin, probe, false)
+}
+
+/// [`reader_leaves`], with SIGPIPE ignored by the parent when `ignore`
+/// (as after `trap '' PIPE` in a shell).
+fn reader_leaves_with(r: &Runner, bin: &Path, probe: &str, ignore: bool) -> Output {
     let mut c = command(r, &[], bin, probe);
+    if ignore {
+        // SAFETY: signal(2) in the child before exec is async-signal-safe.
+        unsafe {
+            c.pre_exec(|| {
+                libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+                Ok(())
+            });
+        }
+    }
     let (mut child, dog) = testkit::watchdog::spawn(
         c.stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -196,6 +211,22 @@ fn write_to_pipe_without_reader_kills_with_sigpipe_status_141() {
 fn ignored_sigpipe_gives_epipe_and_the_guest_exits_by_its_own_logic() {
     for (r, bin) in cases() {
         let o = reader_leaves(&r, &bin, "sigpipe-ignored");
+        assert_eq!(status(&o.status), 5, "{}", r.name);
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr),
+            "write failed: Broken pipe (sigpipe handler ran: 0)\n",
+            "{}",
+            r.name
+        );
+    }
+}
+
+#[test]
+fn sigpipe_ignored_by_the_parent_stays_ignored_and_the_guest_gets_epipe() {
+    // `trap '' PIPE; prog | head -1`: the ignored disposition is inherited
+    // through execve, so the guest's write fails with EPIPE.
+    for (r, bin) in cases() {
+        let o = reader_leaves_with(&r, &bin, "write", true);
         assert_eq!(status(&o.status), 5, "{}", r.name);
         assert_eq!(
             String::from_utf8_lossy(&o.stderr),

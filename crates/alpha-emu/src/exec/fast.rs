@@ -531,7 +531,8 @@ fn run_loop<const TR: bool, const SP: bool>(
             } else if h >= PENDING {
                 None
             } else if h + 1 >= thr {
-                ic.compile(bi, idx, base, cpu.has(Ext::Bwx), cpu.has(Ext::Fix))
+                let direct = matches!(mem.jit_access(), crate::memory::JitAccess::Direct { .. });
+                ic.compile(bi, idx, base, cpu.has(Ext::Bwx), cpu.has(Ext::Fix), direct)
             } else {
                 head.set(h + 1);
                 None
@@ -541,15 +542,15 @@ fn run_loop<const TR: bool, const SP: bool>(
                 // `cpu.r[31]` is zero.
                 let before = left;
                 ic.link(pc, f);
-                let (next, why, links, helpers) =
-                    unsafe { jit::enter(f, ic.links(), cpu, mem, &mut left) };
-                ic.jit_note(before - left, links, helpers, why);
-                pc = next;
+                let code = ic.jit_code();
+                let e = unsafe { jit::enter(f, ic.links(), code, cpu, mem, &mut left) };
+                ic.jit_note(before - left, &e);
+                pc = e.pc;
                 // After a branch out of the region its target is an
                 // arrival like any other (and may be compiled: enter it
                 // at once); any other exit stops at an instruction to
                 // interpret.
-                from_jit = !why.chains();
+                from_jit = !e.why.chains();
                 continue 'outer;
             }
         }

@@ -184,6 +184,17 @@ impl Settings {
     fn in_shard(&self, index: u64) -> bool {
         index % self.shard.1 == self.shard.0 - 1
     }
+
+    /// The schedule indices from `from` below `schedules` that belong to
+    /// this shard, in increasing order, generated as they are taken.
+    fn shard_indices(&self, from: u64) -> impl Iterator<Item = u64> {
+        let (i, n) = (self.shard.0 - 1, self.shard.1.max(1));
+        // The first index ≥ `from` that is `i` mod `n`.
+        let delta = (u128::from(i) + u128::from(n) - u128::from(from % n)) % u128::from(n);
+        let first = from.saturating_add(delta as u64);
+        let step = usize::try_from(n).unwrap_or(usize::MAX);
+        (first..self.schedules).step_by(step)
+    }
 }
 
 /// One reported finding.
@@ -407,8 +418,17 @@ pub fn explore(
     if !single {
         match s.strategy {
             Strategy::Random | Strategy::Pct => {
-                let items: Vec<u64> = (1..s.schedules).filter(|&i| s.in_shard(i)).collect();
-                for batch in items.chunks(64.max(s.jobs * 8)) {
+                // This shard's schedule indices, made a batch at a time:
+                // memory stays bounded whatever `--schedules` says, and a
+                // time limit ends the sequence where it stops.
+                let mut items = s.shard_indices(1);
+                let batch_len = 64.max(s.jobs * 8);
+                loop {
+                    let batch: Vec<u64> = items.by_ref().take(batch_len).collect();
+                    if batch.is_empty() {
+                        break;
+                    }
+                    let batch = &batch[..];
                     let outs = job.par(batch, |p, i| {
                         let rng = strategy::Rng::for_schedule(s.seed, i);
                         let mut ch: Box<dyn Chooser> = match s.strategy {
@@ -703,5 +723,50 @@ fn minimise(
     match shows(job, start, key, &best) {
         Some((f, _, objects)) => (f, best, Some(objects)),
         None => (best_f, best, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(schedules: u64, shard: (u64, u64)) -> Settings {
+        let mut s = Settings::new(Options::new(
+            alpha_isa::model_by_name("ev4").expect("ev4"),
+            vec!["prog".into()],
+        ));
+        s.schedules = schedules;
+        s.shard = shard;
+        s
+    }
+
+    /// The lazily made indices are exactly the shard's.
+    #[test]
+    fn shard_indices_are_the_indices_in_the_shard() {
+        for n in 1..7u64 {
+            for i in 1..=n {
+                for schedules in [0u64, 1, 2, 5, 30, 31] {
+                    let s = settings(schedules, (i, n));
+                    let want: Vec<u64> = (1..schedules).filter(|&x| s.in_shard(x)).collect();
+                    let got: Vec<u64> = s.shard_indices(1).collect();
+                    assert_eq!(got, want, "shard {i}/{n}, {schedules} schedules");
+                }
+            }
+        }
+    }
+
+    /// `--schedules 2^64-1` (and a shard of as many) costs nothing until
+    /// taken, and the arithmetic never wraps.
+    #[test]
+    fn shard_indices_of_huge_counts_are_generated_as_taken() {
+        let s = settings(u64::MAX, (1, 1));
+        assert_eq!(s.shard_indices(1).take(3).collect::<Vec<_>>(), [1, 2, 3]);
+        let s = settings(u64::MAX, (u64::MAX, u64::MAX));
+        assert_eq!(
+            s.shard_indices(1).take(3).collect::<Vec<_>>(),
+            [u64::MAX - 1]
+        );
+        let s = settings(u64::MAX, (2, u64::MAX));
+        assert_eq!(s.shard_indices(1).take(3).collect::<Vec<_>>(), [1]);
     }
 }

@@ -36,7 +36,8 @@ use super::replay::{Schedule, Switch};
 use super::{Found, SiteKey, FAIRNESS};
 use crate::detect::{self, CodeView, Detectors, EventKind};
 use crate::exec::Event;
-use crate::linux::{Exit, Host, Options, Process, ThreadState};
+use crate::linux::sched::{Ended, Flow, Pick, Ran, Scheduler, Slice};
+use crate::linux::{Exit, Host, Options, Process};
 use crate::memory::{AccessKind, AccessRecord};
 use std::cell::RefCell;
 
@@ -277,9 +278,8 @@ struct Vars {
     /// Most stores repeat a recent pc (loops): a direct-mapped filter in
     /// front of the set keeps coverage cheap.
     recent: [u64; 256],
-    /// Thread states change only at events (system calls, traps): after a
-    /// step that stopped at a scheduling point the sets above still hold.
-    states_changed: bool,
+    /// The thread queues' generation `runnable` was taken at.
+    seen_generation: Option<u64>,
 }
 
 impl Default for Vars {
@@ -294,7 +294,7 @@ impl Default for Vars {
             seen_findings: 0,
             store_pcs: std::collections::BTreeSet::new(),
             recent: [u64::MAX; 256],
-            states_changed: true,
+            seen_generation: None,
         }
     }
 }
@@ -397,82 +397,91 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
 
 /// Run the schedule in `p` on from `vars` until it ends; or, without a
 /// chooser, until its first decision (then `true`: `vars` and `p` are
-/// exactly as a run with a chooser would have them there).
+/// exactly as a run with a chooser would have them there). The process's
+/// own run loop drives it ([`Process::run_with`]); [`Explorer`] is its
+/// scheduler.
 fn drive(
     p: &mut Process,
     det: &mut Detectors,
     vars: &mut Vars,
     spec: &Spec<'_>,
-    mut chooser: Option<&mut dyn Chooser>,
+    chooser: Option<&mut dyn Chooser>,
 ) -> bool {
-    let Vars {
-        mut out,
-        mut cur,
-        mut run_len,
-        mut in_window,
-        mut open,
-        mut runnable,
-        mut seen_findings,
-        mut store_pcs,
-        mut recent,
-        mut states_changed,
-    } = std::mem::take(vars);
-    let mut host = Quiet;
-    let mut trace: Vec<AccessRecord> = Vec::new();
-    let mut paused = false;
-    // For `spec.until`: findings already looked at, and the decision
-    // number of the site's first finding once it has appeared.
-    let (mut until_seen, mut until_k) = (0, None);
-    loop {
-        if p.insns >= spec.max_insns {
-            out.insn_limit = true;
-            break;
+    let mut ex = Explorer {
+        v: std::mem::take(vars),
+        det,
+        spec,
+        chooser,
+        trace: Vec::new(),
+        paused: false,
+        exit_seen: false,
+        until_seen: 0,
+        until_k: None,
+    };
+    let end = p.run_with(&mut Quiet, &mut ex, Some(spec.max_insns));
+    match end {
+        Ended::Paused => {}
+        Ended::Exit(Exit::InsnLimit(_)) => ex.v.out.insn_limit = true,
+        // Every thread waits and nothing can wake them (the loop found it
+        // between slices).
+        Ended::Exit(Exit::Killed { why, .. }) if !ex.exit_seen && why.contains("(deadlock)") => {
+            let blocked = blocked_sites(p);
+            ex.v.out
+                .findings
+                .push((Found::Deadlock { blocked }, ex.v.out.decisions));
         }
-        if states_changed {
-            states_changed = false;
-            in_window.resize(p.threads.len(), false);
-            out.threads = out.threads.max(
-                p.threads
-                    .iter()
-                    .filter(|t| t.state != ThreadState::Exited)
-                    .count(),
-            );
-            runnable.clear();
-            runnable.extend(
-                (0..p.threads.len()).filter(|&i| p.threads[i].state == ThreadState::Runnable),
-            );
+        Ended::Exit(_) => {}
+    }
+    *vars = ex.v;
+    ex.paused
+}
+
+/// The explorer's scheduler: while two or more threads can run it asks
+/// the chooser at every scheduling point (or runs through the points the
+/// chooser promises to keep the running thread at, [`Chooser::next_ask`]),
+/// and after each slice feeds the access trace to the detectors.
+struct Explorer<'a, 'c> {
+    v: Vars,
+    det: &'a mut Detectors,
+    spec: &'a Spec<'a>,
+    /// None: run the prefix, pausing at the first decision.
+    chooser: Option<&'c mut dyn Chooser>,
+    trace: Vec<AccessRecord>,
+    /// Paused at the first decision (the prefix).
+    paused: bool,
+    /// The end of the process came from a slice (and was recorded).
+    exit_seen: bool,
+    /// For `spec.until`: findings already looked at, and the decision
+    /// number of the site's first finding once it has appeared.
+    until_seen: usize,
+    until_k: Option<u64>,
+}
+
+impl Scheduler for Explorer<'_, '_> {
+    fn pick(&mut self, p: &mut Process) -> Pick {
+        let v = &mut self.v;
+        // Thread states change only at events and time events, which
+        // change the queues' generation: only then are these looked at.
+        let generation = p.queues().generation();
+        if v.seen_generation != Some(generation) {
+            v.seen_generation = Some(generation);
+            v.in_window.resize(p.threads.len(), false);
+            v.out.threads = v.out.threads.max(p.live_threads());
+            v.runnable.clear();
+            v.runnable.extend(p.queues().runnable().iter().copied());
         }
-        if runnable.is_empty() {
-            // As `Process::run` does: a timed waiter's timeout expires,
-            // otherwise every thread waits for something nobody will do.
-            let timed = p
-                .threads
-                .iter()
-                .position(|t| matches!(t.state, ThreadState::FutexWait { timed: true, .. }));
-            match timed {
-                Some(i) => {
-                    p.wake_thread(i, Err(crate::linux::errno::ETIMEDOUT));
-                    runnable.push(i);
-                    states_changed = true;
-                }
-                None => {
-                    let blocked = blocked_sites(p);
-                    out.findings
-                        .push((Found::Deadlock { blocked }, out.decisions));
-                    break;
-                }
-            }
-        }
+        let runnable = &v.runnable;
+        let cur = v.cur;
         // Scheduling points the next step may run through (decisions that
         // would keep the same thread running).
         let mut passes = 0u64;
         let next = if runnable.len() >= 2 {
-            let Some(chooser) = chooser.as_deref_mut() else {
+            let Some(chooser) = self.chooser.as_deref_mut() else {
                 // The first decision: the prefix ends here.
-                paused = true;
-                break;
+                self.paused = true;
+                return Pick::Pause;
             };
-            let starved = runnable.contains(&cur) && run_len >= FAIRNESS;
+            let starved = runnable.contains(&cur) && v.run_len >= FAIRNESS;
             let default = if runnable.contains(&cur) && !starved {
                 cur
             } else {
@@ -482,17 +491,17 @@ fn drive(
                     .find(|i| runnable.contains(i))
                     .unwrap_or(runnable[0])
             };
-            let k = out.decisions;
+            let k = v.out.decisions;
             let d = Decision {
                 k,
                 default,
                 current: cur,
-                runnable: &runnable,
+                runnable,
                 starved,
-                in_window: &in_window,
+                in_window: &v.in_window,
             };
-            if spec.record_windows {
-                open_window_decision(&mut open, &in_window, cur, k);
+            if self.spec.record_windows {
+                open_window_decision(&mut v.open, &v.in_window, cur, k);
             }
             let mut t = chooser.choose(&d);
             let overridden = !runnable.contains(&t) || (starved && t == cur);
@@ -503,56 +512,64 @@ fn drive(
             // `Chooser::next_ask`), while the run stays below FAIRNESS and
             // the decisions are not being recorded one by one (write-back
             // windows are recorded from the trace's point marks below).
-            if !overridden && !spec.record_taken {
-                let run_after = if t == cur { run_len + 1 } else { 0 };
+            if !overridden && !self.spec.record_taken {
+                let run_after = if t == cur { v.run_len + 1 } else { 0 };
                 passes = (chooser.next_ask(k).saturating_sub(k + 1))
                     .min(FAIRNESS.saturating_sub(run_after));
             }
-            if spec.record_taken {
-                out.taken.push(Taken {
+            if self.spec.record_taken {
+                v.out.taken.push(Taken {
                     k,
                     runnable: runnable.iter().map(|&r| r as u32).collect(),
                     chosen: t as u32,
                     current: cur as u32,
-                    in_window: in_window.get(cur).copied().unwrap_or(false),
+                    in_window: v.in_window.get(cur).copied().unwrap_or(false),
                 });
             }
             if t != default {
-                out.schedule.switches.push(Switch {
+                v.out.schedule.switches.push(Switch {
                     k,
                     thread: t as u32,
                 });
             }
-            out.decisions += 1;
+            v.out.decisions += 1;
             t
         } else {
             runnable[0]
         };
         if next == cur {
-            run_len += 1;
+            v.run_len += 1;
         } else {
-            run_len = 0;
+            v.run_len = 0;
         }
-        cur = next;
-        p.machine.stop_at_points = runnable.len() >= 2;
-        p.machine.mem.set_point_passes(passes);
-        let budget = spec.max_insns - p.insns;
-        let res = p.step_thread(&mut host, next, budget);
+        v.cur = next;
+        Pick::Run(Slice {
+            thread: next,
+            budget: u64::MAX,
+            points: runnable.len() >= 2,
+            passes,
+        })
+    }
+
+    fn ran(&mut self, p: &mut Process, r: &Ran<'_>) -> Flow {
+        let next = r.slice.thread;
+        let v = &mut self.v;
+        let out = &mut v.out;
         // Each point run through was a decision that kept `next` running.
         let base = out.decisions;
-        let passed = passes - p.machine.mem.point_passes();
-        out.decisions += passed;
-        run_len += passed;
+        out.decisions += r.passed;
+        v.run_len += r.passed;
         // Feed what the step did to the detectors, in global order.
+        let trace = &mut self.trace;
         trace.clear();
-        p.machine.mem.swap_trace(&mut trace);
+        p.machine.mem.swap_trace(trace);
         let marks = p.machine.mem.point_marks();
         // Points run through before the record at hand: its decision is
         // `base + mark`, as if the step had stopped at each of them.
         let mut mark = 0usize;
         // The trace index of the next mark not yet passed.
         let mut next_mark = marks.first().copied().unwrap_or(usize::MAX);
-        let (record_windows, watch) = (spec.record_windows, spec.watch);
+        let (record_windows, watch) = (self.spec.record_windows, self.spec.watch);
         // A step's records are all its thread's: look the thread up once
         // per agent seen, not once per record.
         let mut agent = (usize::MAX, 0usize, 0u32);
@@ -560,7 +577,7 @@ fn drive(
             if next_mark <= i {
                 while mark < marks.len() && marks[mark] <= i {
                     if record_windows {
-                        open_window_decision(&mut open, &in_window, next, base + mark as u64);
+                        open_window_decision(&mut v.open, &v.in_window, next, base + mark as u64);
                     }
                     mark += 1;
                 }
@@ -572,14 +589,14 @@ fn drive(
             }
             let (_, t, tid) = agent;
             if record_windows {
-                if open.len() <= t {
-                    open.resize_with(t + 1, || (u64::MAX, Vec::new()));
+                if v.open.len() <= t {
+                    v.open.resize_with(t + 1, || (u64::MAX, Vec::new()));
                 }
-                let (q, ks) = &mut open[t];
+                let (q, ks) = &mut v.open[t];
                 let unit = rec.addr & !7;
                 if rec.is_store || rec.kind == AccessKind::StoreConditionalFailed {
                     if *q == unit {
-                        out.windows.append(ks);
+                        v.out.windows.append(ks);
                     }
                     ks.clear();
                     *q = u64::MAX;
@@ -589,21 +606,21 @@ fn drive(
                 }
             }
             if rec.is_store {
-                let slot = &mut recent[(rec.pc >> 2) as usize & 255];
+                let slot = &mut v.recent[(rec.pc >> 2) as usize & 255];
                 if *slot != rec.pc {
                     *slot = rec.pc;
-                    store_pcs.insert(rec.pc);
+                    v.store_pcs.insert(rec.pc);
                 }
-                if let Some(w) = in_window.get_mut(t) {
+                if let Some(w) = v.in_window.get_mut(t) {
                     *w = false;
                 }
-            } else if let Some(w) = in_window.get_mut(t) {
+            } else if let Some(w) = v.in_window.get_mut(t) {
                 // Any load opens a window: LDQ_U…STQ_U, LDx_L…STx_C, and
                 // the aligned LDL/LDQ…STL/STQ merges of the same shape.
                 *w = true;
             }
             if watch.is_some() && watch == Some(rec.addr & !7) {
-                out.steps.push(Step {
+                v.out.steps.push(Step {
                     thread: t as u32,
                     pc: rec.pc,
                     addr: rec.addr,
@@ -612,36 +629,40 @@ fn drive(
                     kind: rec.kind,
                 });
             }
-            if det.access(tid, rec, &p.machine.mem as &dyn CodeView) {
+            if self.det.access(tid, rec, &p.machine.mem as &dyn CodeView) {
                 collect(
-                    det,
+                    self.det,
                     p,
-                    &mut out,
-                    &mut seen_findings,
+                    &mut v.out,
+                    &mut v.seen_findings,
                     Some(base + mark as u64),
                 );
             }
         }
-        if spec.record_windows {
+        if record_windows {
             // Points run through after the step's last access.
             for j in mark..marks.len() {
-                open_window_decision(&mut open, &in_window, next, base + j as u64);
+                open_window_decision(&mut v.open, &v.in_window, next, base + j as u64);
             }
+        }
+        let out = &mut v.out;
+        if r.replaced {
+            // execve: the thread indices start again.
+            v.cur = 0;
+            v.seen_generation = None;
+            return Flow::Go;
         }
         let tid = p.threads[next].tid;
         let pc = p.machine.cpus[p.threads[next].cpu].pc;
-        match res {
+        match r.result {
             Ok(Event::BudgetExhausted) => {}
             Ok(Event::CallPal { .. }) => {
-                states_changed = true;
-                det.event(tid, pc.wrapping_sub(4), EventKind::Syscall)
+                self.det.event(tid, pc.wrapping_sub(4), EventKind::Syscall)
             }
-            Ok(_) => {
-                states_changed = true;
-                det.event(tid, pc, EventKind::Exception)
-            }
+            Ok(_) => self.det.event(tid, pc, EventKind::Exception),
             Err(exit) => {
-                collect(det, p, &mut out, &mut seen_findings, None);
+                self.exit_seen = true;
+                collect(self.det, p, out, &mut v.seen_findings, None);
                 if let Exit::Killed { signal, why } = exit {
                     if why.contains("(deadlock)") {
                         let blocked = blocked_sites(p);
@@ -652,46 +673,34 @@ fn drive(
                             Found::Crash {
                                 thread: next as u32,
                                 pc,
-                                signal,
-                                why,
+                                signal: *signal,
+                                why: why.clone(),
                             },
                             out.decisions,
                         ));
                     }
                 }
-                break;
+                return Flow::Go;
             }
         }
-        if det.findings().len() > seen_findings {
-            collect(det, p, &mut out, &mut seen_findings, None);
+        if self.det.findings().len() > v.seen_findings {
+            collect(self.det, p, out, &mut v.seen_findings, None);
         }
         // The prefix (no chooser) always runs to its first decision.
-        if let Some(key) = spec.until.filter(|_| chooser.is_some()) {
-            if until_k.is_none() {
-                until_k = out.findings[until_seen..]
+        if let Some(key) = self.spec.until.filter(|_| self.chooser.is_some()) {
+            if self.until_k.is_none() {
+                self.until_k = out.findings[self.until_seen..]
                     .iter()
                     .find(|(f, _)| f.site_key() == *key)
                     .map(|&(_, k)| k);
-                until_seen = out.findings.len();
+                self.until_seen = out.findings.len();
             }
-            if until_k.is_some_and(|k| out.decisions > k) {
-                break;
+            if self.until_k.is_some_and(|k| out.decisions > k) {
+                return Flow::Pause;
             }
         }
+        Flow::Go
     }
-    *vars = Vars {
-        out,
-        cur,
-        run_len,
-        in_window,
-        open,
-        runnable,
-        seen_findings,
-        store_pcs,
-        recent,
-        states_changed,
-    };
-    paused
 }
 
 /// With `record_windows`: decision `k`, where thread `cur` ran last, is
@@ -722,7 +731,7 @@ fn blocked_sites(p: &Process) -> Vec<(u32, u64)> {
     p.threads
         .iter()
         .enumerate()
-        .filter(|(_, t)| t.state != ThreadState::Exited)
+        .filter(|(_, t)| !t.exited())
         .map(|(i, t)| (i as u32, p.machine.cpus[t.cpu].pc.wrapping_sub(4)))
         .collect()
 }

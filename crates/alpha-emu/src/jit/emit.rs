@@ -2,6 +2,7 @@
 //! and the slow-path helpers the code calls (see the module documentation
 //! of [`crate::jit`]).
 
+use super::fault::{pack, Sites, TRAP_ACCESS, TRAP_CHECK};
 use super::region::{
     branch_target, dest, in_page_index, is_cix_mvi, is_fbranch, is_hint, shape, Region, Shape,
 };
@@ -11,13 +12,13 @@ use crate::exec::fast::{Uop, K};
 use crate::exec::{bytes, mem};
 use crate::fp::fpcr::{FPCR_DYN_MASK, FPCR_DYN_NORMAL};
 use crate::fp::{FCond, Qual, RoundQual, Rounding};
-use crate::memory::{JitTlb, JIT_TLB_SIZE, PAGE_SHIFT, PAGE_SIZE};
+use crate::memory::{JitTlb, GUEST_SPACE, JIT_TLB_SIZE, PAGE_SHIFT, PAGE_SIZE};
 use alpha_isa::{Insn, Op};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F32, F64, I16, I32, I64, I8};
 use cranelift_codegen::ir::{
-    AbiParam, Block, BlockArg, InstBuilder, MemFlagsData as MemFlags, Signature, UserFuncName,
-    Value,
+    AbiParam, Block, BlockArg, InstBuilder, MemFlagsData as MemFlags, Signature, SourceLoc,
+    TrapCode, UserFuncName, Value,
 };
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::Context;
@@ -38,6 +39,10 @@ pub(crate) struct Code {
     pub(crate) insns: usize,
     pub(crate) bytes: usize,
     pub(crate) nanos: u64,
+    /// The guest page it was compiled from.
+    pub(crate) page: u64,
+    /// Its host instructions that can fault (see [`super::fault`]).
+    pub(crate) sites: Sites,
 }
 
 /// The Cranelift module regions are compiled into.
@@ -88,10 +93,9 @@ impl Backend {
             module.clear_context(&mut self.cl);
             return None;
         }
-        let bytes = self
-            .cl
-            .compiled_code()
-            .map_or(0, |c| c.code_info().total_size as usize);
+        let (bytes, sites) = self.cl.compiled_code().map_or((0, Sites::default()), |c| {
+            (c.code_info().total_size as usize, fault_sites(&c.buffer))
+        });
         module.clear_context(&mut self.cl);
         module.finalize_definitions().ok()?;
         let addr = module.get_finalized_function(id) as usize;
@@ -100,8 +104,30 @@ impl Backend {
             insns: region.count,
             bytes,
             nanos: thread_cpu_ns().saturating_sub(start),
+            page: base,
+            sites,
         })
     }
+}
+
+/// The host instructions of a compiled region that can fault (every
+/// recorded trap site), with the guest instruction each belongs to.
+fn fault_sites(buf: &cranelift_codegen::MachBufferFinalized<cranelift_codegen::Final>) -> Sites {
+    let locs = buf.get_srclocs_sorted();
+    let mut sites = Sites::default();
+    let mut traps: Vec<u32> = buf.traps().iter().map(|t| t.offset).collect();
+    traps.sort_unstable();
+    for off in traps {
+        let k = locs.partition_point(|l| l.end <= off);
+        if let Some(l) = locs
+            .get(k)
+            .filter(|l| l.start <= off && !l.loc.is_default())
+        {
+            sites.offsets.push(off);
+            sites.locs.push(l.loc.bits());
+        }
+    }
+    sites
 }
 
 /// CPU time of the calling thread (compile cost, unaffected by other
@@ -240,6 +266,7 @@ struct Emitter<'a> {
     uops: &'a [Uop],
     base: u64,
     ctx: Value,
+    /// Portable memory: the [`JitTlb`]; host-mapped: `guest_base`.
     tlb: Value,
     vars: [Option<Variable>; 32],
     left: Variable,
@@ -270,6 +297,12 @@ fn guest() -> MemFlags {
     MemFlags::new().with_notrap()
 }
 
+/// Guest data at `guest_base + va` (host-mapped memory): may fault, which
+/// the fault handler turns into an exit before the instruction.
+fn direct() -> MemFlags {
+    MemFlags::new().with_trap_code(Some(TrapCode::unwrap_user(TRAP_ACCESS)))
+}
+
 impl<'a> Emitter<'a> {
     #[allow(clippy::vec_box)]
     fn new(
@@ -286,9 +319,12 @@ impl<'a> Emitter<'a> {
         let regs = b
             .ins()
             .load(I64, trusted(), ctx, offset_of!(JitCtx, regs) as i32);
-        let tlb = b
-            .ins()
-            .load(I64, trusted(), ctx, offset_of!(JitCtx, tlb) as i32);
+        let tlb_off = if region.cfg.direct {
+            offset_of!(JitCtx, base)
+        } else {
+            offset_of!(JitCtx, tlb)
+        };
+        let tlb = b.ins().load(I64, trusted(), ctx, tlb_off as i32);
         let mut vars = [None; 32];
         for (r, slot) in vars.iter_mut().enumerate() {
             if region.used[r] || region.written[r] {
@@ -475,10 +511,19 @@ impl<'a> Emitter<'a> {
         self.b.switch_to_block(body);
         let paid = self.b.ins().iadd_imm_s(left, -(n as i64));
         self.b.def_var(self.left, paid);
+        if self.region.cfg.direct {
+            // Where a host fault in this block finds the budget.
+            self.b
+                .ins()
+                .store(trusted(), paid, self.ctx, offset_of!(JitCtx, left) as i32);
+        }
         let mut i = start;
         loop {
             let u = self.uops[i];
             let here = i - start;
+            // Every host instruction of this guest instruction says which
+            // it is and what its block has left to run (see `fault`).
+            self.b.set_srcloc(SourceLoc::new(pack(i, n - here)));
             match shape(&u, self.region.cfg) {
                 Shape::Interpret => {
                     self.leave(self.pc(i), 0, Exit::Interpret);
@@ -868,7 +913,7 @@ impl<'a> Emitter<'a> {
     fn load(&mut self, u: &Uop, i: usize, rest: usize) {
         let size = access_size(u);
         let addr = self.address(u);
-        self.check_align(addr, mem::align_mask(u.insn.op), i, rest);
+        self.check_access(addr, mem::align_mask(u.insn.op), i, rest);
         let raw = self.load_value(addr, size, i, rest);
         let v = if u.kind == K::Ldl {
             self.sext32(raw)
@@ -881,6 +926,16 @@ impl<'a> Emitter<'a> {
     /// Load `size` bytes at `addr` (zero-extended) through the table, or
     /// the slow path; leave before instruction `i` when memory refuses.
     fn load_value(&mut self, addr: Value, size: u8, i: usize, rest: usize) -> Value {
+        if self.region.cfg.direct {
+            let host = self.b.ins().iadd(self.tlb, addr);
+            let f = direct();
+            return match size {
+                8 => self.b.ins().load(I64, f, host, 0),
+                4 => self.b.ins().uload32(f, host, 0),
+                2 => self.b.ins().uload16(I64, f, host, 0),
+                _ => self.b.ins().uload8(I64, f, host, 0),
+            };
+        }
         let (hit, miss, join, entry) = self.lookup(addr, false);
         let raw = self.b.append_block_param(join, I64);
         // Hit: read the host page.
@@ -913,7 +968,7 @@ impl<'a> Emitter<'a> {
     fn store(&mut self, u: &Uop, i: usize, rest: usize) {
         let size = access_size(u);
         let addr = self.address(u);
-        self.check_align(addr, mem::align_mask(u.insn.op), i, rest);
+        self.check_access(addr, mem::align_mask(u.insn.op), i, rest);
         let value = self.get(u.ra);
         self.store_value(addr, size, value, i, rest);
     }
@@ -922,6 +977,17 @@ impl<'a> Emitter<'a> {
     /// or the slow path; leave before instruction `i` when memory refuses,
     /// after it when the store changed code.
     fn store_value(&mut self, addr: Value, size: u8, value: Value, i: usize, rest: usize) {
+        if self.region.cfg.direct {
+            let host = self.b.ins().iadd(self.tlb, addr);
+            let f = direct();
+            match size {
+                8 => self.b.ins().store(f, value, host, 0),
+                4 => self.b.ins().istore32(f, value, host, 0),
+                2 => self.b.ins().istore16(f, value, host, 0),
+                _ => self.b.ins().istore8(f, value, host, 0),
+            };
+            return;
+        }
         let (hit, miss, join, entry) = self.lookup(addr, true);
         self.b.switch_to_block(hit);
         let host = self.host_address(addr, entry, true);
@@ -961,6 +1027,23 @@ impl<'a> Emitter<'a> {
         } else {
             a
         }
+    }
+
+    /// Before an access at `addr` whose low `mask` bits must be zero: with
+    /// portable memory leave when they are not (the interpreter raises the
+    /// unaligned-access event); host-mapped, also when `addr` lies beyond
+    /// the guest space, by a trap the fault handler turns into the same
+    /// exit (see [`super::fault`]).
+    fn check_access(&mut self, addr: Value, mask: u64, i: usize, rest: usize) {
+        if self.region.cfg.direct {
+            let bad = self
+                .b
+                .ins()
+                .band_imm_s(addr, (!(GUEST_SPACE - 1) | mask) as i64);
+            self.b.ins().trapnz(bad, TrapCode::unwrap_user(TRAP_CHECK));
+            return;
+        }
+        self.check_align(addr, mask, i, rest);
     }
 
     /// Leave before the access when `addr & mask != 0` (the interpreter
@@ -1238,7 +1321,7 @@ impl<'a> Emitter<'a> {
                 let size = if insn.op == Ldt { 8 } else { 4 };
                 let base = self.get(rb);
                 let addr = self.b.ins().iadd_imm_s(base, insn.disp as i64);
-                self.check_align(addr, size as u64 - 1, i, rest);
+                self.check_access(addr, size as u64 - 1, i, rest);
                 let raw = self.load_value(addr, size, i, rest);
                 let v = if insn.op == Ldt {
                     raw
@@ -1251,7 +1334,7 @@ impl<'a> Emitter<'a> {
                 let size = if insn.op == Stt { 8 } else { 4 };
                 let base = self.get(rb);
                 let addr = self.b.ins().iadd_imm_s(base, insn.disp as i64);
-                self.check_align(addr, size as u64 - 1, i, rest);
+                self.check_access(addr, size as u64 - 1, i, rest);
                 let fa = self.fget(ra);
                 let v = if insn.op == Stt {
                     fa

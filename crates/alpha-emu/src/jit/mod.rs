@@ -59,12 +59,14 @@
 //! [`crate::icache`].
 
 pub mod emit;
+pub(crate) mod fault;
 pub mod region;
 
 use crate::cpu::Cpu;
 use crate::exec::fast::Uop;
-use crate::memory::{JitTlb, Memory};
+use crate::memory::{JitAccess, JitTlb, Memory};
 use emit::{Backend, Code};
+use fault::{CodeMap, CodeRange};
 use region::Region;
 use std::sync::mpsc::{channel, Receiver, Sender, TryRecvError};
 
@@ -87,7 +89,10 @@ pub struct JitCtx {
     /// The instruction budget left; updated on exit.
     pub left: u64,
     pub mem: *mut Memory,
+    /// Portable memory: the table of guest pages compiled code reads.
     pub tlb: *mut JitTlb,
+    /// Host-mapped memory: guest address `va` is host address `base + va`.
+    pub base: u64,
     /// The CPU's agent number (for reservations).
     pub agent: u64,
     /// Set by the slow-path helpers: 0 done, 1 not done (interpret it),
@@ -97,6 +102,14 @@ pub struct JitCtx {
     pub exit: u64,
     /// Calls of the interpreter's own functions (`emit::generic`) so far.
     pub helpers: u64,
+    /// The host stack pointer inside [`fault::jit_call`] (for leaving a
+    /// region from the fault handler).
+    pub host_sp: u64,
+    /// The compiled regions' fault sites (see [`fault`]).
+    pub(crate) code: *const CodeMap,
+    /// The last host fault: its signal number and address.
+    pub fault_sig: u64,
+    pub fault_addr: u64,
 }
 
 /// Why compiled code returned to the run loop.
@@ -117,17 +130,21 @@ pub enum Exit {
     Memory = 4,
     /// A store changed code: resynchronise the decoded pages.
     Code = 5,
+    /// The host refused an access (or the compiled alignment or range
+    /// test failed; host-mapped memory): interpret it.
+    Fault = 6,
 }
 
 impl Exit {
     /// Every reason, in the order of [`JitStats::exits`].
-    pub const ALL: [Exit; 6] = [
+    pub const ALL: [Exit; 7] = [
         Exit::Branch,
         Exit::Indirect,
         Exit::Budget,
         Exit::Interpret,
         Exit::Memory,
         Exit::Code,
+        Exit::Fault,
     ];
 
     fn from_u64(x: u64) -> Exit {
@@ -153,6 +170,7 @@ impl Exit {
             Exit::Interpret => "interpret",
             Exit::Memory => "memory",
             Exit::Code => "code-store",
+            Exit::Fault => "fault",
         }
     }
 }
@@ -175,7 +193,17 @@ pub struct JitStats {
     /// Guest instructions retired in compiled code.
     pub retired: u64,
     /// Returns from compiled code, by [`Exit`] reason.
-    pub exits: [u64; 6],
+    pub exits: [u64; 7],
+    /// Host faults in compiled code ([`Exit::Fault`]), by signal: SIGSEGV
+    /// or SIGBUS (the host refused the page), SIGILL (the compiled
+    /// alignment or range test failed).
+    pub faults_page: u64,
+    pub faults_check: u64,
+    /// Of the stores memory carried out after the host refused them: into
+    /// a page holding code, into a page holding another agent's lock range
+    /// (filled in by [`crate::Machine::jit_stats`]).
+    pub code_faults: u64,
+    pub lock_faults: u64,
     /// Branches and jumps out of a region that went straight on into the
     /// next compiled region through the [`Links`] table (no return to
     /// the run loop).
@@ -207,6 +235,7 @@ impl JitStats {
              {} of {} guest instructions retired compiled ({:.1}%); \
              {} entries ({:.1} instructions each), {} links taken ({:.1} instructions per region run), exits: {exits}; \
              {} interpreter-function calls; \
+             host faults: {} page ({} into code, {} into another thread's lock range), {} alignment or range; \
              code arrived {:.2} ms after asked on average (at most {:.1} ms); {} cache resets, {} link-table flushes",
             self.regions,
             self.insns,
@@ -221,6 +250,10 @@ impl JitStats {
             self.links,
             self.retired as f64 / (self.entries + self.links).max(1) as f64,
             self.helper_calls,
+            self.faults_page,
+            self.code_faults,
+            self.lock_faults,
+            self.faults_check,
             self.wait_ns as f64 / 1e6 / self.regions.max(1) as f64,
             self.max_wait_ns as f64 / 1e6,
             self.resets,
@@ -289,6 +322,8 @@ pub struct Jit {
     unavailable: bool,
     worker: Option<Worker>,
     fns: Vec<RegionFn>,
+    /// Where each compiled region's faulting instructions are.
+    code: Box<CodeMap>,
     live_bytes: usize,
     /// Bumped by [`Jit::reset`]; results of older generations are dropped.
     gen: u64,
@@ -310,6 +345,7 @@ impl Jit {
             unavailable: false,
             worker: None,
             fns: Vec::new(),
+            code: Box::default(),
             live_bytes: 0,
             gen: 0,
             pending: 0,
@@ -324,6 +360,11 @@ impl Jit {
 
     pub fn background(&self) -> bool {
         self.background
+    }
+
+    /// The fault sites of every region compiled so far.
+    pub(crate) fn code_map(&self) -> *const CodeMap {
+        &*self.code
     }
 
     /// The compiled region number `i`.
@@ -355,6 +396,7 @@ impl Jit {
             let _ = w.jobs.send(Job::Reset);
         }
         self.fns.clear();
+        self.code.clear();
         self.live_bytes = 0;
         self.gen += 1;
         self.stats.resets += 1;
@@ -412,15 +454,20 @@ impl Jit {
         Compiled::Pending
     }
 
-    /// Count one run of compiled code: `insns` retired, `links` links
-    /// taken, `helpers` interpreter functions called, left for `why`.
+    /// Count one run of compiled code: `insns` retired, and what
+    /// [`enter`] reports.
     #[inline(always)]
-    pub fn note(&mut self, insns: u64, links: u64, helpers: u64, why: Exit) {
+    pub fn note(&mut self, insns: u64, e: &Entered) {
         self.stats.entries += 1;
-        self.stats.links += links;
-        self.stats.helper_calls += helpers;
+        self.stats.links += e.links;
+        self.stats.helper_calls += e.helpers;
         self.stats.retired += insns;
-        self.stats.exits[why as usize] += 1;
+        self.stats.exits[e.why as usize] += 1;
+        match e.fault {
+            Some(true) => self.stats.faults_page += 1,
+            Some(false) => self.stats.faults_check += 1,
+            None => {}
+        }
     }
 
     fn install(&mut self, out: Option<Code>) -> Option<u32> {
@@ -428,6 +475,12 @@ impl Jit {
         // SAFETY: the backend built the function with signature `RegionFn`.
         let f: RegionFn = unsafe { std::mem::transmute::<usize, RegionFn>(code.addr) };
         self.fns.push(f);
+        self.code.insert(CodeRange {
+            start: code.addr,
+            end: code.addr + code.bytes,
+            page: code.page,
+            sites: code.sites,
+        });
         self.live_bytes += code.bytes;
         self.stats.regions += 1;
         self.stats.insns += code.insns as u64;
@@ -602,26 +655,40 @@ impl Links {
     }
 }
 
+/// What one [`enter`] did: the next pc, why the last region left, links
+/// taken, interpreter functions called, and host faults by signal (page,
+/// check).
+pub struct Entered {
+    pub pc: u64,
+    pub why: Exit,
+    pub links: u64,
+    pub helpers: u64,
+    pub fault: Option<bool>,
+}
+
 /// Run compiled region `f` for `cpu`, and after each branch or jump out of
-/// it the region `links` has for the target, as long as there is one:
-/// returns the next pc, why the last region left, how many links were
-/// taken and how many interpreter functions were called, and updates
-/// `left`. Each region checks the budget before every
-/// basic block itself, so the budget stays exact across links.
+/// it the region `links` has for the target, as long as there is one.
+/// Each region checks the budget before every basic block itself, so the
+/// budget stays exact across links; `left` is updated.
 ///
 /// # Safety
 /// `f` and every region in `links` must be compiled from the current
-/// decoded code (the caller has synced the instruction cache), and
-/// `cpu.r[31]` must be zero.
+/// decoded code (the caller has synced the instruction cache) for `mem`'s
+/// [`JitAccess`], `code` must be the map of the cache that compiled them,
+/// and `cpu.r[31]` must be zero.
 #[inline(never)]
-pub unsafe fn enter(
+pub(crate) unsafe fn enter(
     f: RegionFn,
     links: &Links,
+    code: *const CodeMap,
     cpu: &mut Cpu,
     mem: &mut Memory,
     left: &mut u64,
-) -> (u64, Exit, u64, u64) {
-    let tlb = mem.jit_tlb();
+) -> Entered {
+    let (tlb, base) = match mem.jit_access() {
+        JitAccess::Tlb => (mem.jit_tlb(), 0),
+        JitAccess::Direct { base } => (std::ptr::null_mut(), base),
+    };
     let agent = cpu.id;
     let mut ctx = JitCtx {
         regs: cpu.r.as_mut_ptr(),
@@ -629,15 +696,21 @@ pub unsafe fn enter(
         left: *left,
         mem: mem as *mut Memory,
         tlb,
+        base,
         agent: agent as u64,
         status: 0,
         exit: Exit::Interpret as u64,
         helpers: 0,
+        host_sp: 0,
+        code,
+        fault_sig: 0,
+        fault_addr: 0,
     };
     let mut f = f;
     let mut taken = 0u64;
+    fault::set_current(&mut ctx);
     let pc = loop {
-        let pc = f(&mut ctx);
+        let pc = fault::jit_call(&mut ctx, f);
         if ctx.exit > Exit::Indirect as u64 || ctx.left == 0 {
             break pc;
         }
@@ -649,6 +722,14 @@ pub unsafe fn enter(
             None => break pc,
         }
     };
+    fault::set_current(std::ptr::null_mut());
     *left = ctx.left;
-    (pc, Exit::from_u64(ctx.exit), taken, ctx.helpers)
+    let why = Exit::from_u64(ctx.exit);
+    Entered {
+        pc,
+        why,
+        links: taken,
+        helpers: ctx.helpers,
+        fault: (why == Exit::Fault).then_some(ctx.fault_sig != libc::SIGILL as u64),
+    }
 }

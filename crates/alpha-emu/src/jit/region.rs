@@ -32,12 +32,16 @@ pub(crate) enum Shape {
 
 /// What the code is compiled for: the CPU has BWX; it has FIX (the
 /// ITOFx/FTOIx moves are compiled in line); CALL_PAL `rduniq` reads the
-/// unique value in line (see [`crate::icache::ICache::set_inline_rduniq`]).
+/// unique value in line (see [`crate::icache::ICache::set_inline_rduniq`]);
+/// how guest memory is reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Cfg {
     pub bwx: bool,
     pub fix: bool,
     pub uniq: bool,
+    /// Guest memory is host-mapped: accesses go straight to `base + va`
+    /// ([`crate::memory::JitAccess::Direct`]).
+    pub direct: bool,
 }
 
 /// Is `u` CALL_PAL `rduniq`?

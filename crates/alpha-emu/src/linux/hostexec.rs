@@ -303,6 +303,7 @@ fn try_exec(
     // A forked guest's slot in the tree's count goes with it: the host
     // program is no guest process.
     let slot = super::process::give_back_slot(p);
+    let published = super::process::unpublish(p);
 
     // SAFETY: valid NUL-terminated path and NULL-terminated arrays that
     // live until the call; on success it does not return.
@@ -312,6 +313,9 @@ fn try_exec(
     // It failed: put everything back.
     if slot {
         super::process::take_back_slot(p);
+    }
+    if published {
+        super::process::publish(p);
     }
     // SAFETY: restoring state saved above, on descriptors we hold.
     unsafe {

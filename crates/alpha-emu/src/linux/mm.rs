@@ -9,7 +9,7 @@
 //! `/proc/self/maps`.
 
 use super::errno::*;
-use crate::memory::{Memory, Perm, PAGE_SIZE};
+use crate::memory::{Memory, MemoryKind, Perm, PAGE_SIZE};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -23,10 +23,21 @@ pub const MAP_PRIVATE: u64 = 0x02;
 pub const MAP_FIXED: u64 = 0x100;
 pub const MAP_ANONYMOUS: u64 = 0x10;
 pub const MAP_FIXED_NOREPLACE: u64 = 0x200000;
-/// Largest single mapping subword grants (every guest page is host
-/// memory once touched, and bookkeeping is per page): 4 GiB. Larger
-/// requests fail with ENOMEM, as they would under a tight RLIMIT_AS.
+/// Largest single mapping subword grants over portable memory (its
+/// bookkeeping is per page): 4 GiB. Larger requests fail with ENOMEM, as
+/// they would under a tight RLIMIT_AS.
 pub const MAX_MAPPING: u64 = 1 << 32;
+
+/// The largest single mapping `mem` grants: [`MAX_MAPPING`] for portable
+/// memory; host-mapped memory keeps ranges, not pages, and leaves the
+/// decision to the host (its overcommit policy answers ENOMEM as Linux
+/// would for the guest).
+pub fn max_mapping(mem: &Memory) -> u64 {
+    match mem.kind() {
+        MemoryKind::Portable => MAX_MAPPING,
+        MemoryKind::HostMapped => TASK_SIZE,
+    }
+}
 pub const MREMAP_MAYMOVE: u64 = 1;
 pub const MREMAP_FIXED: u64 = 2;
 
@@ -154,7 +165,7 @@ impl AddressSpace {
         let new_end = page_up(want).ok_or(ENOMEM)?;
         if new_end > old_end {
             if new_end >= TASK_SIZE
-                || new_end - old_end > MAX_MAPPING
+                || new_end - old_end > max_mapping(mem)
                 || !free(mem, old_end, new_end - old_end)
             {
                 return Err(ENOMEM);
@@ -198,7 +209,7 @@ impl AddressSpace {
             return Err(EINVAL);
         }
         let len = page_up(len).ok_or(ENOMEM)?;
-        if len > MAX_MAPPING {
+        if len > max_mapping(mem) {
             return Err(ENOMEM);
         }
         let at = if flags & (MAP_FIXED | MAP_FIXED_NOREPLACE) != 0 {
@@ -272,7 +283,7 @@ impl AddressSpace {
         }
         let old_len = page_up(old_len).ok_or(EINVAL)?;
         let new_len = page_up(new_len).ok_or(ENOMEM)?;
-        if new_len > MAX_MAPPING {
+        if new_len > max_mapping(mem) {
             return Err(ENOMEM);
         }
         if !mem.range_ok(old, old_len.max(PAGE_SIZE), Perm::NONE) {
@@ -328,15 +339,7 @@ impl AddressSpace {
 
 /// Is `[addr, addr+len)` entirely unmapped?
 pub fn free(mem: &Memory, addr: u64, len: u64) -> bool {
-    let mut a = addr & !(PAGE_SIZE - 1);
-    let end = addr.saturating_add(len);
-    while a < end {
-        if mem.perm(a).is_some() {
-            return false;
-        }
-        a += PAGE_SIZE;
-    }
-    true
+    mem.range_free(addr, len)
 }
 
 /// `PROT_EXEC`: the mapping may hold code.

@@ -20,12 +20,16 @@ pub mod mm;
 pub mod net;
 pub mod process;
 pub mod procfs;
+pub mod registry;
+pub mod sched;
 pub mod signal;
 pub mod stack;
 pub mod syscall;
 pub mod sysnames;
 pub mod thread;
 pub mod time;
+
+pub use thread::{Thread, ThreadState};
 
 use crate::exec::{self, Event};
 use crate::loader::{self, LoadedImage};
@@ -109,6 +113,23 @@ impl StdHost {
     fn open(&self, fd: u32) -> bool {
         fd < 3 && !self.closed_at_start[fd as usize]
     }
+}
+
+/// The host signals ignored when subword started (bit n: host signal n) in
+/// guest numbering ([`signal::bit`]), SIGKILL and SIGSTOP never: a program
+/// started with a signal ignored keeps it ignored (`trap '' PIPE` in the
+/// parent shell), and `alpha run` passes them to the guest
+/// ([`Options::ignored_signals`]). Only the binary can know which they were
+/// (it looks before the Rust runtime ignores SIGPIPE for itself).
+pub fn guest_ignored(host: u64) -> u64 {
+    let mut guest = 0;
+    for sig in 1..=signal::NSIG as u8 {
+        let h = host_signal(sig) as u32;
+        if h < 64 && host & (1 << h) != 0 && !matches!(sig, 9 | 17) {
+            guest |= signal::bit(sig);
+        }
+    }
+    guest
 }
 
 impl Host for StdHost {
@@ -222,6 +243,9 @@ pub struct Options {
     /// Live processes a process tree may hold besides its root
     /// (`--max-processes`); [`process::DEFAULT_MAX_PROCESSES`] when `None`.
     pub max_processes: Option<u32>,
+    /// Which guest memory the process gets ([`MemoryKind`]): portable by
+    /// default; `alpha run` asks for host-mapped memory.
+    pub memory: crate::memory::MemoryKind,
     /// Size of the initial stack mapping in bytes (`--stack-size`, qemu's
     /// `-s`); [`stack::STACK_SIZE`] when `None`.
     pub stack_size: Option<u64>,
@@ -230,6 +254,9 @@ pub struct Options {
     /// for a process whose guest descriptors 0-2 are the host's own
     /// (`alpha run`): an embedded run keeps it off.
     pub host_exec: bool,
+    /// Signals the program starts with ignored ([`signal::bit`] mask), as
+    /// a Linux program inherits them from its parent through `execve`.
+    pub ignored_signals: u64,
 }
 
 impl Options {
@@ -249,8 +276,10 @@ impl Options {
             inline_rduniq: true,
             deterministic: false,
             max_processes: None,
+            memory: crate::memory::MemoryKind::Portable,
             stack_size: None,
             host_exec: false,
+            ignored_signals: 0,
         }
     }
 
@@ -384,62 +413,6 @@ pub enum Wait {
     Child(i32),
 }
 
-/// Why a thread is not running.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ThreadState {
-    Runnable,
-    /// Blocked in `futex` wait on `addr` for waker bits `bitset`.
-    FutexWait {
-        addr: u64,
-        bitset: u32,
-        timed: bool,
-    },
-    /// Asleep (`nanosleep`, `clock_nanosleep`) until the monotonic time
-    /// `until` (ns, [`time::Domain::Wall`]), writing the time left to
-    /// `rem` if a signal cuts it short; or, with `until` `None`, waiting
-    /// in `rt_sigsuspend` for a signal.
-    Sleep {
-        until: Option<u64>,
-        rem: u64,
-    },
-    /// Blocked in a system call until one of [`Thread::waits`] holds; its
-    /// pc is back on the `callsys`, so waking it re-executes the call.
-    Blocked,
-    Exited,
-}
-
-/// One guest thread: a CPU of the machine plus kernel-side state.
-#[derive(Clone, Debug)]
-pub struct Thread {
-    pub tid: u32,
-    /// Index of its CPU in `machine.cpus`.
-    pub cpu: usize,
-    pub sigmask: u64,
-    pub altstack: signal::AltStack,
-    /// `set_tid_address` / CLONE_CHILD_CLEARTID: cleared and woken at exit.
-    pub clear_child_tid: u64,
-    /// Unaligned-access control bits (UAC_*).
-    pub uac: u64,
-    /// The caller's own mask while a wait with a temporary one
-    /// (`rt_sigsuspend`, `ppoll`, `pselect6`, `epoll_pwait`) is in force:
-    /// the handler's frame restores it (the kernel's saved_sigmask).
-    pub saved_mask: Option<u64>,
-    /// Host CPU time the thread's turns have taken, ns (its
-    /// CLOCK_THREAD_CPUTIME_ID outside deterministic mode; see
-    /// [`Process::step_thread`]).
-    pub cpu_ns: u64,
-    pub state: ThreadState,
-    /// What the thread waits for while [`ThreadState::Blocked`].
-    pub waits: Vec<Wait>,
-    /// The guest-clock time at which the timed call it is blocked in
-    /// (`poll`, `select`, …) gives up; kept across its re-executions, and
-    /// set to 0 when the scheduler has waited that long on the host.
-    pub timeout_at: Option<u64>,
-    /// What the system call it is blocked in has done so far, kept across
-    /// its re-executions and dropped when the call returns.
-    pub progress: Option<Progress>,
-}
-
 /// The part of a blocking system call done before it waits again. A call
 /// that has moved some of its data (a `MSG_WAITALL` receive or a blocking
 /// stream send part-way through, `recvmmsg`/`sendmmsg` after a message)
@@ -472,7 +445,11 @@ pub struct Process {
     pub passed: Vec<std::rc::Rc<net::Passed>>,
     pub aspace: mm::AddressSpace,
     pub signals: signal::Signals,
+    /// Every thread the process has had, in creation order (an index
+    /// names a thread for its life; exited threads stay).
     pub threads: Vec<Thread>,
+    /// The threads by state ([`Process::set_state`] keeps them).
+    queues: thread::Queues,
     /// Index in `threads` of the running thread.
     pub cur: usize,
     pub quantum: u64,
@@ -499,10 +476,14 @@ pub struct Process {
     pub last_exit: u8,
     /// The running thread asked to give up the processor (`sched_yield`).
     pub yield_now: bool,
-    /// Outside deterministic mode: the guest thread (tid) whose turn on
+    /// Outside deterministic mode: the guest thread (index) whose turn on
     /// the host thread is running, and the host thread's CPU clock when it
-    /// began (see [`Process::step_thread`]).
-    pub turn: Option<(u32, u64)>,
+    /// began (see [`sched`]).
+    pub turn: Option<(usize, u64)>,
+    /// A slice ran since the blocked threads were last looked at.
+    poll_due: bool,
+    /// Counts the programs `execve` has put in this process.
+    pub incarnation: u64,
     /// The guest's clocks (host time, or virtual with `--deterministic`).
     pub clock: time::Clock,
     /// Interval timers (`setitimer`, `timer_create`).
@@ -521,16 +502,35 @@ pub struct Process {
     pub opts: Options,
     /// Its place in the host process tree ([`process`]).
     pub procs: process::Procs,
+    /// Why the process got portable memory though it asked for
+    /// host-mapped memory (said once, as a warning).
+    pub memory_warning: Option<String>,
+    /// Processors the guest is told it has ([`guest_cpus`]).
+    pub ncpus: u32,
 }
 
-/// What [`Process::probe`] found for one wait.
-enum Probe {
-    Ready,
-    NotReady,
-    /// Poll this host descriptor for these events.
-    Host(i32, i16),
-    /// Holds once the guest clock reaches this many ns.
-    At(u64),
+/// Processors under `--deterministic`: a fixed count (a four-way
+/// AlphaServer ES40), so the answer never depends on the host.
+pub const DETERMINISTIC_CPUS: u32 = 4;
+
+/// How many processors the guest sees — in `/proc/cpuinfo`,
+/// `/sys/devices/system/cpu/{online,possible,present}` (glibc's `sysconf`
+/// and `get_nprocs`) and `sched_getaffinity` alike: the host's processors
+/// this process may run on (what qemu-alpha passes through), or
+/// [`DETERMINISTIC_CPUS`] under `--deterministic`.
+pub fn guest_cpus(deterministic: bool) -> u32 {
+    if deterministic {
+        return DETERMINISTIC_CPUS;
+    }
+    // SAFETY: a zeroed cpu_set_t is a valid out-parameter of its size.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) == 0 {
+            (libc::CPU_COUNT(&set) as u32).clamp(1, 64)
+        } else {
+            1
+        }
+    }
 }
 
 /// How the personality describes an instruction in diagnostics: the
@@ -567,7 +567,8 @@ impl Process {
     /// Load `elf` (and its `PT_INTERP` loader through `opts.sysroot`) and
     /// build the initial stack.
     pub fn new(elf: &[u8], opts: &Options) -> Result<Process, String> {
-        let mut machine = Machine::new(opts.model, 1, opts.lock_range);
+        let (mut machine, memory_warning) =
+            Machine::of_kind(opts.model, 1, opts.lock_range, opts.memory);
         machine.set_jit(opts.jit);
         machine.set_inline_rduniq(opts.inline_rduniq);
         if let Some(m) = opts.max_memory {
@@ -674,7 +675,7 @@ impl Process {
                 bias: Some(li.bias),
             });
         }
-        Ok(Process {
+        let mut p = Process {
             machine,
             image,
             interp: interp_img,
@@ -684,24 +685,17 @@ impl Process {
             fds: fs::FdTable::new(),
             passed: Vec::new(),
             aspace,
-            signals: signal::Signals::default(),
-            threads: vec![Thread {
-                tid: id.pid,
-                cpu: 0,
-                sigmask: 0,
-                altstack: signal::AltStack {
-                    flags: signal::SS_DISABLE,
-                    ..Default::default()
-                },
-                clear_child_tid: 0,
-                uac: 0,
-                saved_mask: None,
-                cpu_ns: 0,
-                state: ThreadState::Runnable,
-                waits: Vec::new(),
-                timeout_at: None,
-                progress: None,
-            }],
+            signals: {
+                let mut s = signal::Signals::default();
+                for sig in 1..=signal::NSIG as u8 {
+                    if opts.ignored_signals & signal::bit(sig) != 0 && !matches!(sig, 9 | 17) {
+                        s.actions[sig as usize].handler = signal::SIG_IGN;
+                    }
+                }
+                s
+            },
+            threads: Vec::new(),
+            queues: thread::Queues::default(),
             cur: 0,
             quantum: opts.quantum.unwrap_or(DEFAULT_QUANTUM).max(1),
             next_tid: id.pid + 1,
@@ -717,6 +711,8 @@ impl Process {
             last_exit: 0,
             yield_now: false,
             turn: None,
+            poll_due: false,
+            incarnation: 0,
             clock: time::Clock::new(opts.deterministic),
             timers: time::Timers::default(),
             auxv,
@@ -729,7 +725,11 @@ impl Process {
             id,
             opts: opts.clone(),
             procs: process::Procs::new(opts.max_processes),
-        })
+            memory_warning,
+            ncpus: guest_cpus(opts.deterministic),
+        };
+        p.add_thread(Thread::new(id.pid, 0, 0));
+        Ok(p)
     }
 
     /// An independent copy of this process, for a schedule explorer that
@@ -767,6 +767,7 @@ impl Process {
             aspace: self.aspace.clone(),
             signals: self.signals.clone(),
             threads: self.threads.clone(),
+            queues: self.queues.clone(),
             cur: self.cur,
             quantum: self.quantum,
             next_tid: self.next_tid,
@@ -782,6 +783,8 @@ impl Process {
             last_exit: self.last_exit,
             yield_now: self.yield_now,
             turn: self.turn,
+            poll_due: self.poll_due,
+            incarnation: self.incarnation,
             clock: self.clock.clone(),
             timers: self.timers.clone(),
             auxv: self.auxv.clone(),
@@ -790,6 +793,8 @@ impl Process {
             id: self.id,
             opts: self.opts.clone(),
             procs: self.procs.clone(),
+            memory_warning: None,
+            ncpus: self.ncpus,
         }
     }
 
@@ -878,350 +883,6 @@ impl Process {
         format!("{} at 0x{pc:x}{sym}{line}", self.insn_text(pc))
     }
 
-    /// Index of the next runnable thread after `from` (round robin), if any.
-    /// This is the one scheduling decision: a schedule explorer replaces it.
-    pub fn pick_next(&self, from: usize) -> Option<usize> {
-        let n = self.threads.len();
-        (1..=n)
-            .map(|k| (from + k) % n)
-            .find(|&i| self.threads[i].state == ThreadState::Runnable)
-    }
-
-    /// Run to the end (or to `max_insns`).
-    pub fn run(&mut self, host: &mut dyn Host, max_insns: Option<u64>) -> Exit {
-        loop {
-            if let Some(m) = max_insns {
-                if self.insns >= m {
-                    let pc = self.machine.cpus[self.threads[self.cur].cpu].pc;
-                    let done = self.insns;
-                    let why =
-                        format!("stopped after {done} instructions (--max-insns) at pc 0x{pc:x}");
-                    host.diag(&why);
-                    return Exit::InsnLimit(done);
-                }
-            }
-            self.tick();
-            self.forward_host_signals();
-            if self.threads[self.cur].state != ThreadState::Runnable {
-                match self.pick_next(self.cur) {
-                    Some(t) => self.cur = t,
-                    None => {
-                        // Every live thread waits. Something ready now
-                        // (a pipe written or closed, host input)? Else
-                        // wake a timed futex waiter (its timeout
-                        // expires); else wait on the host for the fds and
-                        // deadlines involved; else it is a deadlock.
-                        if self.wake_ready(host, false) {
-                            continue;
-                        }
-                        let timed = self.threads.iter().position(|t| {
-                            matches!(t.state, ThreadState::FutexWait { timed: true, .. })
-                        });
-                        match timed {
-                            Some(i) => {
-                                self.wake_thread(i, Err(errno::ETIMEDOUT));
-                                self.cur = i;
-                            }
-                            None if self.wake_ready(host, true) => continue,
-                            None => {
-                                let why = "every guest thread is blocked (deadlock)".to_string();
-                                host.diag(&why);
-                                return Exit::Killed {
-                                    signal: signal::SIGKILL,
-                                    why,
-                                };
-                            }
-                        }
-                    }
-                }
-            }
-            let t = self.cur;
-            let mut budget = self.quantum;
-            if let Some(m) = max_insns {
-                budget = budget.min(m - self.insns);
-            }
-            let ev = match self.step_thread(host, t, budget) {
-                Ok(ev) => ev,
-                Err(exit) => return exit,
-            };
-            if t >= self.threads.len() {
-                // execve replaced the process: its one thread runs next.
-                self.cur = 0;
-                continue;
-            }
-            if matches!(ev, Event::BudgetExhausted)
-                || std::mem::take(&mut self.yield_now)
-                || self.threads[t].state != ThreadState::Runnable
-            {
-                // Each thread has its own CPU, so switching threads is
-                // interleaving processors, not a context switch: the
-                // reservation stays armed (another CPU's store clears it).
-                if self.threads.iter().any(|t| t.state == ThreadState::Blocked) {
-                    self.wake_ready(host, false);
-                }
-                if let Some(n) = self.pick_next(t) {
-                    self.cur = n;
-                }
-            }
-        }
-    }
-
-    /// The guest clock in nanoseconds, the one [`Wait::Deadline`] counts in.
-    pub fn clock_ns(&self) -> u64 {
-        self.clock.now(time::Domain::Wall, self.insns)
-    }
-
-    /// Wake the blocked threads whose waits hold. With `block`, when none
-    /// holds yet, first wait on the host, without spinning, for the first
-    /// of them: a `poll` on the host descriptors involved with a timeout
-    /// for the nearest deadline (in deterministic mode a deadline is
-    /// reached at once: the guest clock counts instructions, and none run
-    /// while every thread waits). Returns whether a thread woke; `false`
-    /// with `block` means nothing can ever wake them (a deadlock).
-    pub fn wake_ready(&mut self, host: &mut dyn Host, block: bool) -> bool {
-        let now = self.clock_ns();
-        let mut woke = false;
-        let mut polls: Vec<(usize, libc::pollfd)> = Vec::new();
-        let mut nearest: Option<(u64, usize)> = None;
-        for t in 0..self.threads.len() {
-            if self.threads[t].state != ThreadState::Blocked {
-                continue;
-            }
-            let mut ready = false;
-            for w in self.threads[t].waits.clone() {
-                match self.probe(&*host, w) {
-                    Probe::Ready => ready = true,
-                    Probe::NotReady => {}
-                    Probe::Host(fd, events) => polls.push((
-                        t,
-                        libc::pollfd {
-                            fd,
-                            events,
-                            revents: 0,
-                        },
-                    )),
-                    Probe::At(ns) if ns <= now => ready = true,
-                    Probe::At(ns) => {
-                        if nearest.is_none_or(|(d, _)| ns < d) {
-                            nearest = Some((ns, t));
-                        }
-                    }
-                }
-            }
-            if ready {
-                self.unblock(t);
-                woke = true;
-            }
-        }
-        if woke {
-            return true;
-        }
-        // In a process tree a host signal (another process's kill, a
-        // child's exit) can wake a thread too: its self-pipe is polled.
-        if block && self.procs.tree {
-            if let Some(fd) = process::wake_fd() {
-                polls.push((
-                    usize::MAX,
-                    libc::pollfd {
-                        fd,
-                        events: libc::POLLIN,
-                        revents: 0,
-                    },
-                ));
-            }
-        }
-        // A sleeper's or a timer's deadline ([`time`]) bounds the wait too.
-        let timed = if block { self.next_time_event() } else { None };
-        if polls.is_empty() && nearest.is_none() {
-            return block && timed.is_some() && self.idle_wait();
-        }
-        if polls.is_empty() && !block {
-            return false;
-        }
-        let first = match (nearest.map(|n| n.0), timed) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        let timeout_ms: i32 = match (block, first) {
-            (false, _) => 0,
-            (true, None) => -1,
-            (true, Some(_)) if self.deterministic => 0,
-            (true, Some(ns)) => ns
-                .saturating_sub(now)
-                .div_ceil(1_000_000)
-                .min(i32::MAX as u64) as i32,
-        };
-        let mut fds: Vec<libc::pollfd> = polls.iter().map(|(_, p)| *p).collect();
-        // SAFETY: `fds` is a valid array of `fds.len()` pollfd structures.
-        let n = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, timeout_ms) };
-        if n > 0 {
-            for (k, f) in fds.iter().enumerate() {
-                let t = polls[k].0;
-                if f.revents != 0 && t == usize::MAX {
-                    // The run loop queues the caught signals next.
-                    process::drain_wake();
-                    woke = true;
-                } else if f.revents != 0 && self.threads[t].state == ThreadState::Blocked {
-                    self.unblock(t);
-                    woke = true;
-                }
-            }
-        } else if n == 0 && block {
-            // The nearest deadline has passed (on the host's clock: the
-            // call sees its timeout expired even if the guest clock lags),
-            // or a sleeper's or timer's did.
-            match nearest {
-                Some((ns, t)) if Some(ns) == first => {
-                    // Deterministic: the virtual clock jumps to it.
-                    self.clock.wait_until(ns, self.insns);
-                    if self.threads[t].timeout_at.is_some() {
-                        self.threads[t].timeout_at = Some(0);
-                    }
-                    self.unblock(t);
-                    woke = true;
-                }
-                _ => {
-                    if let Some(ns) = first {
-                        self.clock.wait_until(ns, self.insns);
-                    }
-                    self.tick();
-                    woke = true;
-                }
-            }
-        }
-        // n < 0: EINTR (a host signal); the scheduler comes back here.
-        woke || (block && n < 0)
-    }
-
-    /// Whether wait `w` holds now, or what to poll on the host for it.
-    fn probe(&self, host: &dyn Host, w: Wait) -> Probe {
-        let (fd, events) = match w {
-            Wait::Deadline(ns) => return Probe::At(ns),
-            Wait::Child(pid) => {
-                return match (process::child_ready(pid), process::wake_fd()) {
-                    (false, Some(fd)) => Probe::Host(fd, libc::POLLIN),
-                    _ => Probe::Ready,
-                }
-            }
-            Wait::Readable(fd) => (fd, libc::POLLIN),
-            Wait::Writable(fd) => (fd, libc::POLLOUT),
-        };
-        let Ok(f) = self.fds.get(fd) else {
-            return Probe::Ready; // closed meanwhile: the call reports EBADF
-        };
-        let o = f.obj.borrow();
-        let read = events == libc::POLLIN;
-        match &*o {
-            fs::Object::PipeRead(pb) if read => {
-                let pb = pb.borrow();
-                if !pb.data.is_empty() || pb.writers == 0 {
-                    Probe::Ready
-                } else {
-                    Probe::NotReady
-                }
-            }
-            // Only another thread's close changes these: wake then.
-            fs::Object::PipeRead(_) => Probe::NotReady,
-            fs::Object::PipeWrite(pb) if read => {
-                if pb.borrow().readers == 0 {
-                    Probe::Ready
-                } else {
-                    Probe::NotReady
-                }
-            }
-            fs::Object::Stdio(n) => match host.raw_fd(*n) {
-                Some(raw) => Probe::Host(raw, events),
-                None => Probe::Ready,
-            },
-            fs::Object::File { file, .. } => {
-                use std::os::fd::AsRawFd;
-                Probe::Host(file.as_raw_fd(), events)
-            }
-            fs::Object::Host(h) => Probe::Host(h.raw(), events),
-            fs::Object::TimerFd(t) if read => match t.ready_at(self.clock_ns()) {
-                Some(0) => Probe::Ready,
-                Some(ns) => Probe::At(ns),
-                None => Probe::NotReady,
-            },
-            fs::Object::Epoll(_) if read => match epoll::probe(self, host, &f.obj) {
-                Ok(()) => Probe::Ready,
-                Err(raw) => Probe::Host(raw, libc::POLLIN),
-            },
-            _ => Probe::Ready,
-        }
-    }
-
-    /// Make blocked thread `t` runnable: it re-executes its system call.
-    pub(crate) fn unblock(&mut self, t: usize) {
-        self.threads[t].state = ThreadState::Runnable;
-        self.threads[t].waits.clear();
-    }
-
-    /// Threads that can run now (indices into `threads`).
-    pub fn runnable(&self) -> Vec<usize> {
-        (0..self.threads.len())
-            .filter(|&i| self.threads[i].state == ThreadState::Runnable)
-            .collect()
-    }
-
-    /// Run thread `t` (which must be runnable) for at most `budget`
-    /// instructions: first its deliverable pending signals, then its CPU
-    /// until the budget or its first event, which is handled (system call,
-    /// fix-up, signal). Returns the event, or the end of the process (its
-    /// diagnosis already reported). This is the scheduler's primitive: the
-    /// round-robin loop of [`Process::run`] calls it with the quantum, and a
-    /// schedule explorer can call it with budget 1 for the thread it picks.
-    pub fn step_thread(
-        &mut self,
-        host: &mut dyn Host,
-        t: usize,
-        budget: u64,
-    ) -> Result<Event, Exit> {
-        self.cur = t;
-        if self.threads[t].progress.is_some_and(|g| g.interrupted) {
-            // A signal cut short a call that had done part of its work: it
-            // returns that part now, and then the handler runs.
-            let c = self.threads[t].cpu;
-            let cpu = &mut self.machine.cpus[c];
-            cpu.pc = cpu.pc.wrapping_add(4);
-            if let Some(exit) = syscall::callsys(self, host, c) {
-                return Err(self.finish(host, exit));
-            }
-        }
-        if let Some(exit) = self.deliver_pending(host) {
-            return Err(self.finish(host, exit));
-        }
-        if !self.clock.deterministic {
-            self.begin_turn(t);
-        }
-        let c = self.threads[t].cpu;
-        let before = self.machine.cpus[c].icount;
-        let ev = self.machine.run(c, budget);
-        self.insns += self.machine.cpus[c].icount - before;
-        if let Some(exit) = self.handle(host, c, ev) {
-            return Err(self.finish(host, exit));
-        }
-        Ok(ev)
-    }
-
-    /// Every guest thread runs on this host thread, so a guest thread's
-    /// CPU time is the host thread's over its turns: when another thread
-    /// than the last one runs, the last one is charged for its turn (one
-    /// clock read per switch, none while one thread runs on).
-    fn begin_turn(&mut self, t: usize) {
-        let tid = self.threads[t].tid;
-        if self.turn.is_some_and(|(running, _)| running == tid) {
-            return;
-        }
-        let now = time::host_thread_cpu_ns();
-        if let Some((prev, start)) = self.turn {
-            if let Some(th) = self.threads.iter_mut().find(|th| th.tid == prev) {
-                th.cpu_ns += now.saturating_sub(start);
-            }
-        }
-        self.turn = Some((tid, now));
-    }
-
     fn finish(&self, host: &mut dyn Host, exit: Exit) -> Exit {
         if let Exit::Killed { why, .. } = &exit {
             host.diag(why);
@@ -1254,7 +915,7 @@ impl Process {
 
     /// Make thread `t` runnable again with syscall result `r`.
     pub fn wake_thread(&mut self, t: usize, r: Result<u64, u64>) {
-        self.threads[t].state = ThreadState::Runnable;
+        self.set_state(t, ThreadState::Runnable);
         let cpu = &mut self.machine.cpus[self.threads[t].cpu];
         set_result(cpu, r);
     }
@@ -1342,18 +1003,15 @@ impl Process {
             (info.target == 0 || info.target == t.tid)
                 && (sig == signal::SIGKILL || t.sigmask & signal::bit(sig) == 0)
         };
-        let runnable_taker = self
-            .threads
-            .iter()
-            .any(|t| t.state == ThreadState::Runnable && can_take(t));
+        let runnable_taker = self.threads.iter().any(|t| t.runnable() && can_take(t));
         if !runnable_taker {
             if let Some(i) = self.threads.iter().position(|t| {
                 matches!(
-                    t.state,
+                    t.state(),
                     ThreadState::FutexWait { .. } | ThreadState::Blocked
                 ) && can_take(t)
             }) {
-                if self.threads[i].state == ThreadState::Blocked
+                if self.threads[i].state() == ThreadState::Blocked
                     && self.threads[i].progress.is_some_and(|g| g.partial)
                 {
                     // A call with part of its work done returns that part
@@ -1362,7 +1020,7 @@ impl Process {
                     if let Some(g) = self.threads[i].progress.as_mut() {
                         g.interrupted = true;
                     }
-                } else if self.threads[i].state == ThreadState::Blocked {
+                } else if self.threads[i].state() == ThreadState::Blocked {
                     // Its pc is on the callsys already: with SA_RESTART the
                     // call runs again after the handler, else it fails EINTR
                     // (a timed wait — poll, select — and rt_sigsuspend always
@@ -1385,7 +1043,7 @@ impl Process {
                     // SA_RESTART: after the handler the wait starts again
                     // (futex_wait's -ERESTARTSYS): back to the CALL_PAL
                     // with v0 and a0-a5 as they were.
-                    self.threads[i].state = ThreadState::Runnable;
+                    self.set_state(i, ThreadState::Runnable);
                     let cpu = &mut self.machine.cpus[self.threads[i].cpu];
                     cpu.pc = cpu.pc.wrapping_sub(4);
                 } else {
@@ -1394,7 +1052,7 @@ impl Process {
             } else if let Some(i) = self
                 .threads
                 .iter()
-                .position(|t| matches!(t.state, ThreadState::Sleep { .. }) && can_take(t))
+                .position(|t| matches!(t.state(), ThreadState::Sleep { .. }) && can_take(t))
             {
                 self.interrupt_sleep(i);
             }
@@ -1701,6 +1359,9 @@ impl Process {
 /// Load and run `elf` to the end: the whole of `subword alpha run`.
 pub fn run_program(elf: &[u8], opts: &Options, host: &mut dyn Host) -> Result<Exit, String> {
     let mut p = Process::new(elf, opts)?;
+    if let Some(why) = p.memory_warning.take() {
+        host.diag(&format!("warning: {why}"));
+    }
     p.close_streams_closed_in(host);
     let exit = p.run(host, opts.max_insns);
     p.leave_tree(&exit);

@@ -23,8 +23,10 @@
 //! process-wide values here; everything else lives in [`Procs`].
 //!
 //! `--max-processes N` caps the live processes of a tree (the root not
-//! counted) with a counter in a shared anonymous page every forked child
-//! inherits; at the cap `fork` fails with EAGAIN, as at RLIMIT_NPROC. The
+//! counted) with a counter in the shared anonymous mapping every forked
+//! child inherits (the tree's [`super::registry`], where each guest process
+//! also publishes its `comm`, executable and command line for the others'
+//! guest `/proc`); at the cap `fork` fails with EAGAIN, as at RLIMIT_NPROC. The
 //! counter is kept by the processes themselves (an exit gives the slot
 //! back, a reaped child killed by a signal gives its slot back); at the cap
 //! it is corrected by counting the host's process tree, so children that
@@ -34,7 +36,7 @@ use super::errno::*;
 use super::fs::{self, Object};
 use super::signal::{self, Info};
 use super::syscall::{read_cstr, Outcome};
-use super::{host_signal, Exit, Options, Process, Thread, ThreadState, Wait};
+use super::{host_signal, Exit, Options, Process, Thread, Wait};
 use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering};
 
 pub const CLONE_VM: u64 = 0x100;
@@ -63,8 +65,11 @@ static WAKE_RD: AtomicI32 = AtomicI32::new(-1);
 pub struct Procs {
     /// Live processes allowed in the tree (the root not counted).
     pub max: u32,
-    /// Address of the tree's shared live-process counter (0: not forked yet).
-    counter: usize,
+    /// The tree's shared mapping: live-process counter and the published
+    /// guest processes (None: not forked yet).
+    pub registry: Option<super::registry::Registry>,
+    /// This process's slot in it.
+    slot: Option<usize>,
     /// This host process was forked by a guest `fork`.
     pub forked: bool,
     /// Part of a process tree (forked, or has forked): host signals are
@@ -82,7 +87,8 @@ impl Procs {
     pub fn new(max: Option<u32>) -> Procs {
         Procs {
             max: max.unwrap_or(DEFAULT_MAX_PROCESSES),
-            counter: 0,
+            registry: None,
+            slot: None,
             forked: false,
             tree: false,
             vfork_fd: None,
@@ -91,9 +97,7 @@ impl Procs {
     }
 
     fn live(&self) -> Option<&'static AtomicU32> {
-        // SAFETY: `counter` is 0 or the address of a shared page mapped
-        // for the life of the process (never unmapped).
-        (self.counter != 0).then(|| unsafe { &*(self.counter as *const AtomicU32) })
+        self.registry.as_ref().map(|r| r.live())
     }
 }
 
@@ -399,26 +403,43 @@ pub(super) fn hostify_pipes(p: &mut Process) -> Result<(), u64> {
     Ok(())
 }
 
-/// The tree's live-process counter, mapped at the first fork.
+/// The tree's live-process counter, mapped (with the registry, where
+/// this first process publishes itself) at the first fork.
 fn counter(p: &mut Process) -> Result<&'static AtomicU32, u64> {
-    if p.procs.counter == 0 {
-        // SAFETY: a fresh shared anonymous page, never unmapped.
-        let a = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                4096,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if a == libc::MAP_FAILED {
-            return Err(ENOMEM);
-        }
-        p.procs.counter = a as usize;
+    if p.procs.registry.is_none() {
+        p.procs.registry = Some(super::registry::Registry::map(p.procs.max).ok_or(ENOMEM)?);
+        publish(p);
     }
     Ok(p.procs.live().expect("mapped above"))
+}
+
+/// Publish this process's `comm`, executable and command line in the
+/// tree's registry (a no-op outside a tree).
+pub(super) fn publish(p: &mut Process) {
+    use std::os::unix::ffi::OsStrExt;
+    let Some(r) = p.procs.registry else { return };
+    let e = super::registry::Entry {
+        // SAFETY: getpid has no preconditions (the host pid, which is the
+        // guest's but under --deterministic).
+        pid: unsafe { libc::getpid() },
+        comm: p.comm.as_bytes().to_vec(),
+        exe: p.exe_path.as_os_str().as_bytes().to_vec(),
+        cmdline: p.cmdline.clone(),
+    };
+    p.procs.slot = r.publish(p.procs.slot, &e);
+}
+
+/// Leave the registry (a host `execve`: the process stops being a guest
+/// one). Whether there was a slot to leave.
+pub(super) fn unpublish(p: &mut Process) -> bool {
+    match (p.procs.registry, p.procs.slot.take()) {
+        (Some(r), Some(i)) => {
+            // SAFETY: getpid has no preconditions.
+            r.withdraw(i, unsafe { libc::getpid() });
+            true
+        }
+        _ => false,
+    }
 }
 
 /// `fork`, `vfork`, or `clone(flags, newsp, parent_tid, child_tid, tls)`
@@ -511,27 +532,26 @@ pub fn fork(p: &mut Process, c: usize, flags: u64, a: [u64; 6]) -> Outcome {
     let (me, parent) = unsafe { (libc::getpid() as u32, libc::getppid() as u32) };
     p.id.pid = me;
     p.id.ppid = parent;
+    p.procs.slot = None;
+    publish(p);
     // Only the calling thread lives on (as under Linux); its CPU stays.
     let t = p.cur;
-    let keep: Thread = p.threads[t].clone();
-    p.threads = vec![Thread {
-        tid: me,
-        clear_child_tid: if flags & CLONE_CHILD_CLEARTID != 0 {
-            ctid
-        } else {
-            0
-        },
-        state: ThreadState::Runnable,
-        waits: Vec::new(),
-        timeout_at: None,
-        progress: None,
-        ..keep
-    }];
+    let mut keep: Thread = p.threads[t].clone();
+    keep.tid = me;
+    keep.clear_child_tid = if flags & CLONE_CHILD_CLEARTID != 0 {
+        ctid
+    } else {
+        0
+    };
+    keep.waits = Vec::new();
+    keep.timeout_at = None;
+    keep.progress = None;
+    p.only_thread(keep);
     p.cur = 0;
     // The child's one thread starts its CPU clock afresh, as the host
     // thread that now runs it does.
     p.threads[0].cpu_ns = 0;
-    p.turn = Some((me, super::time::host_thread_cpu_ns()));
+    p.turn = Some((0, super::time::host_thread_cpu_ns()));
     p.signals.pending.clear();
     p.timers = Default::default();
     let cpu = &mut p.machine.cpus[c];
@@ -983,6 +1003,7 @@ pub fn execve(p: &mut Process, path: u64, argv: u64, envp: u64) -> Outcome {
                 // The kernel names the process after the file executed
                 // (a script's own name, not its interpreter's).
                 p.comm = comm;
+                publish(p);
                 return Ok(());
             }
             if !p.opts.host_exec {
@@ -1053,6 +1074,7 @@ fn replace_image(
         // SAFETY: our end of the vfork pipe: the parent goes on.
         unsafe { libc::close(fd) };
     }
+    new.incarnation = p.incarnation + 1;
     *p = new;
     for sig in 1..=31u8 {
         sync_host_action(p, sig);

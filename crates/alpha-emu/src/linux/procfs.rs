@@ -4,9 +4,13 @@
 //! `maps` (the guest's mappings, formatted as fs/proc/task_mmu.c
 //! `show_map_vma` does), `exe` and `fd/N` (symbolic links), `auxv` (the
 //! vector the initial stack was given, as the kernel's `saved_auxv`),
-//! `cmdline`, `status`, `stat`; `/proc/cpuinfo` is arch/alpha/kernel/setup.c
-//! `show_cpuinfo` for the selected model. Everything else under `/proc` is
-//! ENOENT. A file is generated when opened and handed to the guest as an
+//! `cmdline`, `comm`, `status`, `stat`; `/proc/cpuinfo` is
+//! arch/alpha/kernel/setup.c `show_cpuinfo` for the selected model. The
+//! guest's other processes (those of its process tree, published in its
+//! [`super::registry`]) are listed in `/proc` too, each `/proc/PID` with
+//! the `cmdline`, `comm` and `exe` it published and the host's `stat` and
+//! `status` under its guest name, so `ps` and `pidof` find them.
+//! Everything else under `/proc` is ENOENT. A file is generated when opened and handed to the guest as an
 //! anonymous host file (memfd), so read, lseek, fstat and mmap work on it
 //! as on any file.
 
@@ -25,9 +29,18 @@ pub enum Node {
     Dir,
 }
 
-/// Is `path` (absolute, normalised) inside `/proc`?
+/// The processor lists of `/sys` that glibc reads for `sysconf` and
+/// `get_nprocs`: the guest's, so they agree with `/proc/cpuinfo`.
+const SYS_CPU_LISTS: [&[u8]; 3] = [
+    b"/sys/devices/system/cpu/online",
+    b"/sys/devices/system/cpu/possible",
+    b"/sys/devices/system/cpu/present",
+];
+
+/// Is `path` (absolute, normalised) inside `/proc`, or one of the `/sys`
+/// processor lists the guest's view also answers?
 pub fn is_proc(path: &[u8]) -> bool {
-    path == b"/proc" || path.starts_with(b"/proc/")
+    path == b"/proc" || path.starts_with(b"/proc/") || SYS_CPU_LISTS.contains(&path)
 }
 
 /// Normalise an absolute guest path: collapse `//`, `.` and `..`.
@@ -55,6 +68,13 @@ pub fn normalise(path: &[u8]) -> Vec<u8> {
 
 /// Look up a `/proc` path (absolute, normalised). `None`: ENOENT.
 pub fn lookup(p: &Process, path: &[u8]) -> Option<Node> {
+    if SYS_CPU_LISTS.contains(&path) {
+        let list = match p.ncpus {
+            0 | 1 => "0\n".to_string(),
+            n => format!("0-{}\n", n - 1),
+        };
+        return Some(Node::File(list.into_bytes()));
+    }
     let rest = path.strip_prefix(b"/proc")?;
     let rest = rest.strip_prefix(b"/").unwrap_or(rest);
     let mut it = rest.splitn(2, |&b| b == b'/');
@@ -66,8 +86,133 @@ pub fn lookup(p: &Process, path: &[u8]) -> Option<Node> {
         b"cpuinfo" if tail.is_none() => Some(Node::File(cpuinfo(p).into_bytes())),
         b"self" | b"thread-self" if tail.is_none() => Some(Node::Link(pid.into_bytes())),
         f if f == pid.as_bytes() => per_process(p, tail),
-        _ => None,
+        f => {
+            let n: i32 = std::str::from_utf8(f).ok()?.parse().ok()?;
+            if f.starts_with(b"0") || f.starts_with(b"+") {
+                return None;
+            }
+            per_other(&p.procs.registry?.get(n)?, tail)
+        }
     }
+}
+
+/// `/proc/PID` of another guest process of the tree.
+fn per_other(e: &super::registry::Entry, tail: Option<&[u8]>) -> Option<Node> {
+    let Some(t) = tail else {
+        return Some(Node::Dir);
+    };
+    let comm = String::from_utf8_lossy(&e.comm);
+    Some(match t {
+        b"cmdline" => Node::File(e.cmdline.clone()),
+        b"comm" => Node::File([&e.comm[..], b"\n"].concat()),
+        b"exe" => Node::Link(e.exe.clone()),
+        b"stat" => {
+            let host = std::fs::read_to_string(format!("/proc/{}/stat", e.pid)).ok()?;
+            let rest = host.rsplit_once(')')?.1;
+            Node::File(format!("{} ({comm}){rest}", e.pid).into_bytes())
+        }
+        b"status" => {
+            let host = std::fs::read_to_string(format!("/proc/{}/status", e.pid)).ok()?;
+            let text: String = host
+                .lines()
+                .map(|l| {
+                    if l.starts_with("Name:") {
+                        format!("Name:\t{comm}\n")
+                    } else {
+                        format!("{l}\n")
+                    }
+                })
+                .collect();
+            Node::File(text.into_bytes())
+        }
+        _ => return None,
+    })
+}
+
+/// What a directory of the guest `/proc` lists (besides `.` and `..`):
+/// (name, inode, `d_type`).
+pub fn entries(p: &Process, path: &[u8]) -> Vec<(Vec<u8>, u64, u8)> {
+    const DIR: u8 = 4;
+    const FILE: u8 = 8;
+    const LINK: u8 = 10;
+    let own = p.id.pid.to_string();
+    let ino = |name: &[u8]| {
+        // A stable number per path (the kernel's are per inode).
+        let mut h = 0xcbf2_9ce4_8422_2325u64;
+        for &b in path.iter().chain(b"/").chain(name) {
+            h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
+        }
+        h | 1
+    };
+    let mut v: Vec<(Vec<u8>, u8)> = Vec::new();
+    let rest = path.strip_prefix(b"/proc").unwrap_or(path);
+    let parts: Vec<&[u8]> = rest
+        .split(|&b| b == b'/')
+        .filter(|c| !c.is_empty())
+        .collect();
+    match parts.as_slice() {
+        [] => {
+            // SAFETY: getpid has no preconditions.
+            let host_pid = unsafe { libc::getpid() };
+            let mut pids: Vec<u32> = match p.procs.registry {
+                Some(r) => r
+                    .list()
+                    .iter()
+                    .map(|e| {
+                        if e.pid == host_pid {
+                            p.id.pid
+                        } else {
+                            e.pid as u32
+                        }
+                    })
+                    .collect(),
+                None => Vec::new(),
+            };
+            pids.push(p.id.pid);
+            pids.sort_unstable();
+            pids.dedup();
+            v.extend(pids.iter().map(|n| (n.to_string().into_bytes(), DIR)));
+            v.push((b"cpuinfo".to_vec(), FILE));
+            v.push((b"self".to_vec(), LINK));
+            v.push((b"thread-self".to_vec(), LINK));
+        }
+        [pid] if *pid == own.as_bytes() => {
+            for (n, t) in [
+                ("auxv", FILE),
+                ("cmdline", FILE),
+                ("comm", FILE),
+                ("exe", LINK),
+                ("fd", DIR),
+                ("maps", FILE),
+                ("stat", FILE),
+                ("status", FILE),
+            ] {
+                v.push((n.as_bytes().to_vec(), t));
+            }
+        }
+        [_] => {
+            for (n, t) in [
+                ("cmdline", FILE),
+                ("comm", FILE),
+                ("exe", LINK),
+                ("stat", FILE),
+                ("status", FILE),
+            ] {
+                v.push((n.as_bytes().to_vec(), t));
+            }
+        }
+        [pid, b"fd"] if *pid == own.as_bytes() => {
+            for (n, f) in p.fds.fds.iter().enumerate() {
+                if f.is_some() {
+                    v.push((n.to_string().into_bytes(), LINK));
+                }
+            }
+        }
+        _ => {}
+    }
+    v.into_iter()
+        .map(|(n, t)| (n.clone(), ino(&n), t))
+        .collect()
 }
 
 fn per_process(p: &Process, tail: Option<&[u8]>) -> Option<Node> {
@@ -80,6 +225,7 @@ fn per_process(p: &Process, tail: Option<&[u8]>) -> Option<Node> {
         b"exe" => Node::Link(p.exe_path.as_os_str().as_bytes().to_vec()),
         b"auxv" => Node::File(p.auxv.clone()),
         b"cmdline" => Node::File(p.cmdline.clone()),
+        b"comm" => Node::File(format!("{}\n", p.comm).into_bytes()),
         b"status" => Node::File(status(p).into_bytes()),
         b"stat" => Node::File(stat(p).into_bytes()),
         b"fd" => Node::Dir,
@@ -252,11 +398,7 @@ fn sigset(bits: u64) -> String {
 /// `/proc/self/status`, the fields programs read (fs/proc/array.c order).
 pub fn status(p: &Process) -> String {
     use super::signal::{SIG_DFL, SIG_IGN};
-    let live = p
-        .threads
-        .iter()
-        .filter(|t| t.state != super::ThreadState::Exited)
-        .count();
+    let live = p.threads.iter().filter(|t| !t.exited()).count();
     let mut ign = 0u64;
     let mut cgt = 0u64;
     for (s, a) in p.signals.actions.iter().enumerate().skip(1) {
@@ -306,11 +448,7 @@ pub fn status(p: &Process) -> String {
 /// `/proc/self/stat`: pid, (comm), state, ppid and zeros elsewhere except
 /// the thread count and virtual size.
 pub fn stat(p: &Process) -> String {
-    let live = p
-        .threads
-        .iter()
-        .filter(|t| t.state != super::ThreadState::Exited)
-        .count();
+    let live = p.threads.iter().filter(|t| !t.exited()).count();
     let id = &p.id;
     let mut f: Vec<String> = vec![
         id.pid.to_string(),
@@ -353,7 +491,7 @@ pub fn cpuinfo(p: &Process) -> String {
         "ev68" => 1000,
         _ => 1150,
     };
-    let ncpu = 1;
+    let ncpu = p.ncpus.clamp(1, 64) as u64;
     let bogo = mhz * 2;
     format!(
         "cpu\t\t\t: Alpha\ncpu model\t\t: {name}\ncpu variation\t\t: 0\ncpu revision\t\t: 0\n\
@@ -371,7 +509,7 @@ pub fn cpuinfo(p: &Process) -> String {
         p.unaligned_fixups,
         m.name,
         m.part,
-        (1u64 << ncpu) - 1,
+        u64::MAX >> (64 - ncpu),
     )
 }
 

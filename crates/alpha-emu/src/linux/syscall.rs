@@ -413,7 +413,7 @@ pub fn callsys(p: &mut Process, host: &mut dyn Host, c: usize) -> Option<Exit> {
             let cpu = &mut p.machine.cpus[c];
             cpu.pc = cpu.pc.wrapping_sub(4);
             let t = p.cur;
-            p.threads[t].state = ThreadState::Blocked;
+            p.set_state(t, ThreadState::Blocked);
             p.threads[t].waits = waits;
             None
         }
@@ -429,7 +429,7 @@ pub fn callsys(p: &mut Process, host: &mut dyn Host, c: usize) -> Option<Exit> {
             if let Some(pre) = pre {
                 host.trace(&format!("{pre} = ?"));
             }
-            if p.threads.iter().all(|t| t.state == ThreadState::Exited) {
+            if p.live_threads() == 0 {
                 return Some(Exit::Exited(p.last_exit));
             }
             None
@@ -873,12 +873,7 @@ fn select(p: &mut Process, host: &dyn Host, a: [u64; 6], timeout: Timeout) -> Ou
 }
 
 fn exit_thread(p: &mut Process, status: u8) -> Outcome {
-    if p.threads
-        .iter()
-        .filter(|t| t.state != ThreadState::Exited)
-        .count()
-        <= 1
-    {
+    if p.live_threads() <= 1 {
         return Outcome::Exit(status);
     }
     super::thread::thread_exit(p, p.cur, status);
@@ -1802,7 +1797,7 @@ fn kill(p: &mut Process, target: i64, sig: u64, thread: bool) -> Result<u64, u64
     let ok = if thread {
         p.threads
             .iter()
-            .any(|t| t.tid as i64 == target && t.state != ThreadState::Exited)
+            .any(|t| t.tid as i64 == target && !t.exited())
     } else {
         target == p.id.pid as i64 || target == 0
     };
@@ -2169,26 +2164,6 @@ fn osf_setsysinfo(p: &mut Process, c: usize, op: u64, buf: u64, n: u64) -> Resul
         }
         _ => Err(EOPNOTSUPP),
     }
-}
-
-/// Wake up to `n` futex waiters on `addr` matching `bitset`.
-pub fn wake(p: &mut Process, addr: u64, n: u64, bitset: u32) -> u64 {
-    let mut woken = 0;
-    for t in 0..p.threads.len() {
-        if woken >= n {
-            break;
-        }
-        if let ThreadState::FutexWait {
-            addr: a, bitset: b, ..
-        } = p.threads[t].state
-        {
-            if a == addr && b & bitset != 0 {
-                p.wake_thread(t, Ok(0));
-                woken += 1;
-            }
-        }
-    }
-    woken
 }
 
 pub(super) fn mem_u32(p: &Process, addr: u64) -> Result<u32, u64> {

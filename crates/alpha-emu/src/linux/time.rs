@@ -460,7 +460,7 @@ impl Process {
             return self.machine.cpus[th.cpu].icount;
         }
         match self.turn {
-            Some((tid, start)) if tid == th.tid => {
+            Some((t, start)) if t == self.cur => {
                 th.cpu_ns + host_thread_cpu_ns().saturating_sub(start)
             }
             _ => th.cpu_ns,
@@ -473,9 +473,7 @@ impl Process {
     }
 
     pub fn has_sleepers(&self) -> bool {
-        self.threads
-            .iter()
-            .any(|t| matches!(t.state, ThreadState::Sleep { until: Some(_), .. }))
+        self.queues.next_sleeper().is_some()
     }
 
     /// Expire due timers (queueing their signals) and wake the sleepers
@@ -507,27 +505,17 @@ impl Process {
                 ..Default::default()
             });
         }
-        if sleepers {
-            for t in 0..self.threads.len() {
-                if let ThreadState::Sleep { until: Some(u), .. } = self.threads[t].state {
-                    if u <= wall {
-                        self.wake_thread(t, Ok(0));
-                    }
-                }
+        while let Some((u, t)) = self.queues.next_sleeper() {
+            if u > wall {
+                break;
             }
+            self.wake_thread(t, Ok(0));
         }
     }
 
     /// The next wall deadline of a sleeper or a timer.
     pub fn next_time_event(&self) -> Option<u64> {
-        let sleep = self
-            .threads
-            .iter()
-            .filter_map(|t| match t.state {
-                ThreadState::Sleep { until: Some(u), .. } => Some(u),
-                _ => None,
-            })
-            .min();
+        let sleep = self.queues.next_sleeper().map(|(u, _)| u);
         match (sleep, self.timers.earliest(Domain::Wall)) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -550,7 +538,7 @@ impl Process {
     /// A signal cuts thread `t`'s sleep short: EINTR, and `nanosleep`'s
     /// `rem` gets the time left.
     pub fn interrupt_sleep(&mut self, t: usize) {
-        if let ThreadState::Sleep { until, rem } = self.threads[t].state {
+        if let ThreadState::Sleep { until, rem } = self.threads[t].state() {
             if let (Some(u), true) = (until, rem != 0) {
                 let now = self.clock.now(Domain::Wall, self.insns);
                 let left = timespec_bytes(u.saturating_sub(now));
@@ -618,10 +606,13 @@ pub fn sleep(p: &mut Process, clk: u64, flags: u64, req: u64, rem: u64) -> Outco
         Ok(None) => Outcome::Return(Ok(0)),
         Ok(Some((until, rem))) => {
             let t = p.cur;
-            p.threads[t].state = ThreadState::Sleep {
-                until: Some(until),
-                rem,
-            };
+            p.set_state(
+                t,
+                ThreadState::Sleep {
+                    until: Some(until),
+                    rem,
+                },
+            );
             p.yield_now = true;
             Outcome::NoResult
         }
@@ -749,11 +740,7 @@ pub fn timer_create(p: &mut Process, clk: u64, sevp: u64, idp: u64) -> Result<u6
                 tid: 0,
             },
             SIGEV_THREAD_ID if valid_sig => {
-                if !p
-                    .threads
-                    .iter()
-                    .any(|t| t.tid == tid && t.state != ThreadState::Exited)
-                {
+                if !p.threads.iter().any(|t| t.tid == tid && !t.exited()) {
                     return Err(EINVAL);
                 }
                 Notify::Signal {

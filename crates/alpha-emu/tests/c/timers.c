@@ -135,7 +135,9 @@ int main(void)
     CHECK(cur.it_interval.tv_usec == 20000);
     CHECK(getitimer(ITIMER_REAL, &cur) == 0);
     CHECK(cur.it_value.tv_sec == 0 && cur.it_value.tv_usec == 0);
-    printf("periodic: %d\n", hits[SIGALRM]);
+    /* A slow host may deliver one more period between the last pause()
+       and the timer going off: at least five is what every run agrees on. */
+    printf("periodic: %s\n", hits[SIGALRM] >= 5 ? "at least 5" : "fewer than 5");
 
     /* CPU-time itimers fire in a busy loop. */
     on(SIGVTALRM);

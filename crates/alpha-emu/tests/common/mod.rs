@@ -2,7 +2,7 @@
 //! alpha-isa's assembler, place it in a fresh machine, run it to its `halt`.
 #![allow(dead_code)]
 
-use alpha_emu::memory::Perm;
+use alpha_emu::memory::{MemoryKind, Perm};
 use alpha_emu::{Event, Machine};
 use alpha_isa::Model;
 
@@ -19,9 +19,16 @@ pub fn model(name: &str) -> &'static Model {
 /// A machine of `ncpus` CPUs of `model` with `src` assembled at [`CODE`] and
 /// the data area mapped. Every CPU starts at `CODE`.
 pub fn machine_with(model_name: &str, ncpus: usize, src: &str) -> Machine {
+    machine_with_kind(model_name, ncpus, src, MemoryKind::Portable)
+}
+
+/// [`machine_with`] over memory of `kind`; host-mapped memory must be
+/// available (an x86-64 Linux host with room for the reservation).
+pub fn machine_with_kind(model_name: &str, ncpus: usize, src: &str, kind: MemoryKind) -> Machine {
     let words = alpha_isa::assemble_words(src, CODE)
         .unwrap_or_else(|e| panic!("assembling test snippet: {e}\n{src}"));
-    let mut m = Machine::new(model(model_name), ncpus, None);
+    let (mut m, why) = Machine::of_kind(model(model_name), ncpus, None, kind);
+    assert!(why.is_none(), "no host-mapped memory: {why:?}");
     let len = ((words.len() as u64 * 4) + 0x1fff) & !0x1fff;
     m.mem.map_zero(CODE, len.max(0x2000), Perm::RX).unwrap();
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();

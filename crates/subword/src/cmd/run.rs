@@ -194,6 +194,7 @@ pub fn run(a: RunArgs) -> CmdResult {
             stack_size(crate::numarg::parse_size(v)?)
         })?,
     };
+    let memory = memory_kind()?;
     let lock_range = lock_range(a.lock_range)?;
     let Some(path) = a.command.first().cloned() else {
         return Err(Failure(
@@ -226,6 +227,7 @@ pub fn run(a: RunArgs) -> CmdResult {
     opts.jit_stats = a.jit_stats;
     opts.deterministic = a.deterministic;
     opts.host_exec = true;
+    opts.ignored_signals = linux::guest_ignored(crate::signals_ignored_at_start());
     opts.jit = match (a.no_jit, a.jit_threshold) {
         (true, _) => None,
         (false, None) => opts.jit,
@@ -262,6 +264,7 @@ pub fn run(a: RunArgs) -> CmdResult {
             ("--unset-env", a.unset_env.clone()),
         ],
     )?;
+    opts.memory = memory;
     let mut host = StdHost::new(crate::stdio_closed_at_start());
     let exit = match gdb {
         Some(port) => {
@@ -280,4 +283,21 @@ pub fn run(a: RunArgs) -> CmdResult {
             .map_err(|e| Failure(format!("{path}: {e}")))?,
     };
     Ok(Outcome::Status(exit.status()))
+}
+
+/// The guest memory `alpha run` uses: host-mapped (the default), or the
+/// portable implementation when `SUBWORD_MEMORY=portable` (a diagnostic
+/// switch, so tests can run programs on both).
+fn memory_kind() -> Result<alpha_emu::memory::MemoryKind, Failure> {
+    use alpha_emu::memory::MemoryKind;
+    match std::env::var("SUBWORD_MEMORY") {
+        Err(_) => Ok(MemoryKind::HostMapped),
+        Ok(v) => match v.as_str() {
+            "" | "host" => Ok(MemoryKind::HostMapped),
+            "portable" => Ok(MemoryKind::Portable),
+            _ => Err(Failure(format!(
+                "SUBWORD_MEMORY={v}: must be `host` or `portable`"
+            ))),
+        },
+    }
 }

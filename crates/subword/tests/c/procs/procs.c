@@ -384,6 +384,56 @@ int main(int argc, char **argv) {
         reap("fexecve'd", c);
         return 0;
     }
+    if (!strcmp(p, "sleeper")) {
+        /* Wait until stdin (a pipe) ends. */
+        char b;
+        while (read(0, &b, 1) > 0) {}
+        return 0;
+    }
+    if (!strcmp(p, "proc-other")) {
+        /* The guest /proc shows another guest process as the guest knows
+         * it: its comm (the file it executed), command line and exe. */
+        int fd[2];
+        if (pipe(fd)) return 9;
+        pid_t c = fork();
+        if (c == 0) {
+            dup2(fd[0], 0);
+            close(fd[1]);
+            execl("/proc/self/exe", "renamed", "sleeper", "an argument", (char *)0);
+            _exit(127);
+        }
+        close(fd[0]);
+        char path[64], buf[512];
+        int ok = 0;
+        for (int tries = 0; tries < 500 && !ok; tries++) {
+            snprintf(path, sizeof path, "/proc/%d/cmdline", c);
+            int f = open(path, O_RDONLY);
+            ssize_t n = f >= 0 ? read(f, buf, sizeof buf) : -1;
+            if (f >= 0) close(f);
+            if (n == 28 && !memcmp(buf, "renamed\0sleeper\0an argument\0", 28)) ok = 1;
+            else usleep(10000);
+        }
+        printf("cmdline: %d\n", ok);
+        snprintf(path, sizeof path, "/proc/%d/comm", c);
+        FILE *f = fopen(path, "r");
+        if (f && fgets(buf, sizeof buf, f)) printf("comm is exe: %d\n", !strcmp(buf, "exe\n"));
+        if (f) fclose(f);
+        snprintf(path, sizeof path, "/proc/%d/stat", c);
+        f = fopen(path, "r");
+        int spid = 0, sppid = 0; char comm[64] = "", st = 0;
+        if (f && fscanf(f, "%d (%63[^)]) %c %d", &spid, comm, &st, &sppid) == 4)
+            printf("stat: pid %d comm %s ppid is us %d\n", spid == c, comm, sppid == getpid());
+        if (f) fclose(f);
+        char a[512] = "", b[512] = "";
+        snprintf(path, sizeof path, "/proc/%d/exe", c);
+        ssize_t na = readlink(path, a, sizeof a - 1), nb = readlink("/proc/self/exe", b, sizeof b - 1);
+        printf("exe is ours: %d\n", na > 0 && na == nb && !memcmp(a, b, na));
+        close(fd[1]);
+        reap("sleeper", c);
+        snprintf(path, sizeof path, "/proc/%d/cmdline", c);
+        printf("gone after reaping: %d\n", access(path, F_OK) != 0 && errno == ENOENT);
+        return 0;
+    }
     if (!strcmp(p, "popen") && argc > 2) {
         FILE *f = popen(argv[2], "r");
         if (!f) { printf("popen: %s\n", errname(errno)); return 1; }
