@@ -140,6 +140,9 @@ fn main() {
         "{:<12} {:>9} {:<8} {:>10} {:>12} {:>14} {:>9}",
         "program", "insns", "strategy", "sched/s", "M insns/s", "plain M/s", "× plain"
     );
+    // docs/benchmarks.md's table (`.ci/bench-docs explore …`): the
+    // 10^5-instruction race and the steady state, as `--bench` runs them.
+    let mut table = Vec::new();
     for (iters, path) in &programs {
         let elf = std::fs::read(path).expect("read program");
         let (runs, schedules) = match (bench_mode, *iters) {
@@ -178,6 +181,18 @@ fn main() {
                 plain_run / 1e6,
                 100.0 * ips / plain_run
             );
+            let what = match iters {
+                5000 => Some("`-DITERS=5000` (10⁵-instruction race)"),
+                200_000 => Some("`-DITERS=200000` (steady state)"),
+                _ => None,
+            };
+            if let Some(what) = what {
+                table.push(format!(
+                    "| {what} | {}, {schedules} | {sps:.0} | {:.2} |",
+                    st.name(),
+                    ips / plain_run
+                ));
+            }
             if *iters == 5000 {
                 println!(
                     "    goals: {:.0}% of plain (goal ≥ 30%: {}), {:.0} schedules/s (goal ≥ 500: {})",
@@ -196,4 +211,30 @@ fn main() {
             }
         }
     }
+    let date = std::process::Command::new("date")
+        .args(["-u", "+%Y-%m-%d %H:%M UTC"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    let load_end = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let first = |l: &str| l.split_whitespace().next().unwrap_or("?").to_string();
+    println!();
+    println!("<!-- bench:explore -->");
+    println!(
+        "{date}, load average {} at the start and {} at the end{}.",
+        first(&load),
+        first(&load_end),
+        if bench_mode {
+            ""
+        } else {
+            " (a test run: too few schedules to time)"
+        }
+    );
+    println!();
+    println!("| program (`adjacent_chars.c`, ev4) | strategy | schedules / CPU s | × plain |");
+    println!("| --- | --- | ---: | ---: |");
+    for row in &table {
+        println!("{row}");
+    }
+    println!("<!-- /bench:explore -->");
 }

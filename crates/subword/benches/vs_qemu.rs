@@ -260,6 +260,18 @@ fn run(bench_mode: bool, quick: bool, filters: &[&str]) -> Result<(), String> {
     if env.host_gcc.is_none() {
         println!("(no host gcc: the native column is empty)");
     }
+    // docs/benchmarks.md's table, from here to the hello line
+    // (`.ci/bench-docs vs-qemu cargo bench -p subword --bench vs_qemu …`).
+    println!();
+    println!("<!-- bench:vs-qemu -->");
+    println!(
+        "{} UTC{}, {}, {}, load average {} at the start.",
+        utc_now(),
+        if quick { ", `--quick`" } else { "" },
+        machine(),
+        first_line(&env.qemu, &["--version"]),
+        load_average()
+    );
     println!();
     println!(
         "| workload | cpu | N | qemu s | subword s | qemu/subword | `--no-jit` s | qemu/`--no-jit` | native s |"
@@ -384,6 +396,7 @@ fn run(bench_mode: bool, quick: bool, filters: &[&str]) -> Result<(), String> {
         qh.wall.as_secs_f64() * 1e3,
         qh.cpu.as_secs_f64() * 1e3
     );
+    println!("<!-- /bench:vs-qemu -->");
     println!("load average (1/5/15 min) at end: {}", load_average());
     Ok(())
 }
