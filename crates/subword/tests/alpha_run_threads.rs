@@ -24,7 +24,9 @@ struct Bins {
 }
 
 fn src(name: &str) -> String {
-    let p = testkit::workspace_root().join("crates/subword/tests/c/threads").join(name);
+    let p = testkit::workspace_root()
+        .join("crates/subword/tests/c/threads")
+        .join(name);
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
