@@ -602,7 +602,7 @@ impl Bare {
             Ok(d) => d,
             Err(e) => return Err(mc(phys, "-", format!("no device claims it ({e})"))),
         };
-        let (enc, or_quad) = match dec {
+        let enc = match dec {
             Decoded::Region(r) => {
                 return Err(mc(
                     phys,
@@ -610,7 +610,7 @@ impl Bare {
                     "no device claims it".into(),
                 ))
             }
-            Decoded::Window { enc, or_quad } => (enc, or_quad),
+            Decoded::Window { enc } => enc,
         };
         let w: &Window = cs.window(enc.window).map_err(|e| mc(phys, "-", e.0))?;
         let wname = enc.window.name();
@@ -632,21 +632,35 @@ impl Bare {
                         ),
                     ));
                 }
-                let size = if isize == 8 {
-                    if !or_quad && enc.size != 8 {
-                        return Err(mc(
-                            phys,
-                            wname,
-                            format!(
-                                "a quadword access with length code {}",
-                                enc.length_code.unwrap_or(0)
-                            ),
-                        ));
-                    }
-                    8
-                } else {
-                    enc.size as u64
-                };
+                // The address names the size: a quadword has its own
+                // encoding (chipset::Quad), which LDQ/STQ must use and
+                // LDL/STL must not.
+                let size = enc.size as u64;
+                if (isize == 8) != (size == 8) {
+                    let quad_rule = match w.encoding {
+                        Encoding::Sparse { quad: Some(q), .. } => format!(
+                            "; {}'s quadword encoding is length code {} in lane field {}",
+                            cs.name, q.code, q.lane
+                        ),
+                        _ => format!("; {} {wname} has no quadword encoding", cs.name),
+                    };
+                    return Err(mc(
+                        phys,
+                        wname,
+                        format!(
+                            "a {} access to a {} encoding (length code {}){quad_rule}",
+                            if isize == 8 { "quadword" } else { "longword" },
+                            match size {
+                                1 => "byte",
+                                2 => "word",
+                                3 => "tribyte",
+                                4 => "longword",
+                                _ => "quadword",
+                            },
+                            enc.length_code.unwrap_or(0)
+                        ),
+                    ));
+                }
                 let lane = enc.lane.unwrap_or(0);
                 let mask = if size >= 8 {
                     u64::MAX
@@ -879,5 +893,15 @@ fn load_elf(m: &mut Machine, ram: u64, data: &[u8]) -> Result<u64, BadImage> {
     if loaded == 0 {
         return Err(BadImage("ELF file has no loadable segment".into()));
     }
-    Ok(phys(hdr.e_entry(e)))
+    // Entered at e_entry as given: an image linked in KSEG (as a Linux
+    // kernel is, at 0xfffffc0000310000) runs at its KSEG addresses, so its
+    // pc-relative addresses are the ones it was linked for.
+    let entry = hdr.e_entry(e);
+    let at = if entry >= KSEG { entry - KSEG } else { entry };
+    if at >= ram || (entry < KSEG && entry >= 1 << 44) {
+        return Err(BadImage(format!(
+            "ELF entry 0x{entry:x} is not in RAM (identity below 0x{ram:x} or KSEG 0x{KSEG:x} + PA)"
+        )));
+    }
+    Ok(entry)
 }
