@@ -474,8 +474,9 @@ fn exec_sparse_quadword_stq_ldq_at_offset_0x78_on_cia_and_pyxis() {
 fn exec_kseg_linked_elf_runs_at_its_kseg_addresses() {
     let kseg = 0xffff_fc00_0000_0000u64;
     let text = kseg + 0x31_0000 + alpha_isa::elf::HEADERS_SIZE;
-    let src = "\t.text\n\t.globl _start\n_start:\n\
-        \tbr $1, here\n\
+    let src = "\t.text\n\t.globl _start\n\
+        value:\t.quad 0x0123456789abcdef\n\t.quad 0\n\
+        _start:\tbr $1, here\n\
         here:\tlda $2, value-here($1)\n\
         \tldq $3, 0($2)\n\
         \tlda $4, -1($31)\n\tsll $4, 42, $4\n\
@@ -485,12 +486,40 @@ fn exec_kseg_linked_elf_runs_at_its_kseg_addresses() {
         \tcmpeq $3, $6, $9\n\tcmpeq $7, $8, $10\n\tand $9, $10, $9\n\
         \tsrl $2, 63, $11\n\tand $9, $11, $9\n\
         \tmull $9, 0x2a, $16\n\
-        \tcall_pal 0\n\
-        \t.align 3\n\
-        value:\t.quad 0x0123456789abcdef\n\t.quad 0\n";
+        \tcall_pal 0\n";
     let p = alpha_isa::asm::assemble_at(src, "kseg.s", text, None).unwrap();
-    assert_eq!(p.entry, text);
+    assert_eq!(p.entry, text + 16);
     let elf = p.to_elf();
     let r = run_on("cia", "ev5", &elf, None);
+    assert_eq!(r.stop, Stop::Halt(0x2a), "{:?}", r.stop);
+}
+
+/// RAM costs the host nothing until touched: a 16 GiB machine maps only the
+/// pages its image occupies, and a page first touched through either name
+/// (identity below 2^44, or KSEG) is the same RAM through the other.
+#[test]
+fn bound_untouched_ram_is_not_mapped_and_both_names_reach_a_touched_page() {
+    let cs = chipset::by_name("cia").unwrap();
+    let model = alpha_isa::model_by_name("ev5").unwrap();
+    let opts = Options {
+        memory: 16 << 30,
+        ..Options::default()
+    };
+    // Store 0x2a at physical 15 GiB through the identity address, load it
+    // back through KSEG; then the same at the top of RAM below sp.
+    let src = "\t.text\n\t.globl _start\n_start:\n\
+        \tlda $1, 15($31)\n\tsll $1, 30, $1\n\
+        \tlda $2, -1($31)\n\tsll $2, 42, $2\n\
+        \tlda $3, 0x2a($31)\n\tstq $3, 0($1)\n\
+        \taddq $1, $2, $4\n\tldq $5, 0($4)\n\
+        \tstq $5, -8($30)\n\tsubq $30, $2, $6\n\tldq $16, -8($6)\n\
+        \tcall_pal 0\n";
+    let b = Bare::new(cs, model, &opts, &image(src)).unwrap();
+    assert!(
+        b.machine.mem.mapped_bytes() <= 4 * 8192,
+        "{} bytes mapped before the run",
+        b.machine.mem.mapped_bytes()
+    );
+    let r = b.run(Some(1000));
     assert_eq!(r.stop, Stop::Halt(0x2a), "{:?}", r.stop);
 }

@@ -204,7 +204,10 @@ fn decode_sparse_quadword_is_length_code_3_in_lane_field_3_on_cia_and_pyxis() {
             (0x3f0 << 5) + CIA_IO + 0x78
         );
         // A longword stays + 0x18 (cia_iowrite32), lane 0.
-        assert_eq!(enc(cs, "sparse-io", 0x3f0, 4).0, (0x3f0 << 5) + CIA_IO + 0x18);
+        assert_eq!(
+            enc(cs, "sparse-io", 0x3f0, 4).0,
+            (0x3f0 << 5) + CIA_IO + 0x18
+        );
     }
     // decode: 0x78 is the quadword, not "lane 3 crossing the longword".
     let cia = chipset::by_name("cia").unwrap();
@@ -249,10 +252,7 @@ fn fault_sparse_quadword_only_where_a_manual_gives_its_encoding() {
     );
     for cs in ["lca", "t2", "t2-gamma", "jensen"] {
         for w in ["sparse-io", "sparse-mem"] {
-            assert!(
-                refused(cs, w, 0x80, 8).contains("no quadword"),
-                "{cs} {w}"
-            );
+            assert!(refused(cs, w, 0x80, 8).contains("no quadword"), "{cs} {w}");
         }
     }
     // Decoding the 0x78 offset on T2 is lane 3 with a longword code: no
@@ -275,15 +275,23 @@ fn decode_cia2_byte_word_windows_from_the_bsd_headers_carry_the_note() {
     .unwrap();
     assert_eq!(e.phys, CIA_EV56_BWIO + 0x3f8);
     let note = e.note.expect("cia2 byte/word windows carry a note");
-    assert!(note.contains("never to have worked") && note.contains("FreeBSD"), "{note}");
+    assert!(
+        note.contains("never to have worked") && note.contains("FreeBSD"),
+        "{note}"
+    );
     assert!(note.contains("CNFG.BWEN"), "{note}");
     assert_eq!(
         enc("cia2", "bwx-mem", 0x0800_0002, 2).0,
         CIA_EV56_BWMEM + 0x0800_0002
     );
     // Pyxis has the same windows, without the remark; the 21171 has none.
-    let p = chipset::encode(chipset::by_name("pyxis").unwrap(), WindowKind::BwxIo, 0x3f8, 1)
-        .unwrap();
+    let p = chipset::encode(
+        chipset::by_name("pyxis").unwrap(),
+        WindowKind::BwxIo,
+        0x3f8,
+        1,
+    )
+    .unwrap();
     assert_eq!((p.phys, p.note), (CIA_EV56_BWIO + 0x3f8, None));
     assert!(refused("cia", "bwx-io", 0x3f8, 1).contains("21171"));
 }
@@ -458,5 +466,84 @@ proptest! {
         let cs = chipset::tables::ALL[ci];
         let kind = WindowKind::ALL[wi];
         roundtrip(cs, kind, bus, sizes()[si]);
+    }
+}
+
+/// The devices are the chipset table's: COM1 at ISA port 0x3f8 (Linux
+/// arch/alpha/include/asm/serial.h, ttyS0 0x3F8) and the POST port 0x80 on
+/// every PCI/ISA chipset; on the Jensen, COM1 is a VL82C106 local device
+/// (jensen.h `jensen_is_local`: 0x3f8-0x3ff) and not on EISA.
+#[test]
+fn state_devices_sit_where_the_tables_put_them() {
+    use chipset::{BusSpace, DeviceKind};
+    let cia = chipset::by_name("cia").unwrap();
+    let lsr = cia.device_at(BusSpace::Io, 0x3fd, 1).unwrap();
+    assert_eq!((lsr.kind, lsr.base), (DeviceKind::Uart16550, 0x3f8));
+    assert!(
+        cia.device_at(BusSpace::Io, 0x3fe, 4).is_none(),
+        "crosses 0x400"
+    );
+    assert_eq!(
+        cia.device_at(BusSpace::Io, 0x80, 1).unwrap().kind,
+        DeviceKind::PostLatch
+    );
+    let j = chipset::by_name("jensen").unwrap();
+    assert!(j.device_at(BusSpace::Io, 0x3f8, 1).is_none());
+    assert_eq!(
+        j.device_at(BusSpace::Local, 0x3f8, 1).unwrap().kind,
+        DeviceKind::Uart16550
+    );
+    assert_eq!(
+        j.device_at(BusSpace::Local, 0x2f8, 1).unwrap().kind,
+        DeviceKind::Inert
+    );
+    for cs in chipset::tables::ALL {
+        assert!(cs.device(DeviceKind::Uart16550).is_some(), "{}", cs.name);
+        assert!(cs.devices.iter().all(|d| !d.source.is_empty()));
+    }
+}
+
+/// Architecture invariant: nothing outside `chipset::tables` knows an I/O
+/// address. The bare machine and the commands that drive it must not write
+/// the device ports or window bases out.
+#[test]
+fn state_no_io_address_outside_the_chipset_tables() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let files = [
+        format!("{root}/src/bare/mod.rs"),
+        format!("{root}/src/chipset/mod.rs"),
+        format!("{root}/../subword/src/cmd/io.rs"),
+        format!("{root}/../subword/src/cmd/machine.rs"),
+        format!("{root}/../subword/src/cmd/demo_chipset.rs"),
+    ];
+    let addresses = [
+        "0x3f8",
+        "0x3fd",
+        "0x3fb",
+        "0x2f8",
+        "0x3bc",
+        "0x170",
+        "0x80,",
+        "0x80 ",
+        "0x80)",
+        "0x0800_0000",
+        "0x8000000",
+        "0x85_8000",
+        "0x8580",
+        "0x1_c000",
+        "0x1c000",
+    ];
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap().to_ascii_lowercase();
+            for a in addresses {
+                assert!(
+                    !code.contains(a),
+                    "{f}:{}: I/O address {a} outside chipset::tables: {line}",
+                    n + 1
+                );
+            }
+        }
     }
 }

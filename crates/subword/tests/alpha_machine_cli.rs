@@ -474,12 +474,21 @@ fn decode_io_sparse_quadword_at_offset_0x78() {
     assert_eq!(o.status.code(), Some(0), "{o:?}");
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     // core_cia.h CIA_IO 0x8580000000 + (0x3f0 << 5) + 0x78.
-    assert_eq!(v["phys"], format!("0x{:x}", 0x85_8000_0000u64 + (0x3f0 << 5) + 0x78));
-    assert_eq!((v["length_code"].as_u64(), v["lane"].is_null()), (Some(3), true));
+    assert_eq!(
+        v["phys"],
+        format!("0x{:x}", 0x85_8000_0000u64 + (0x3f0 << 5) + 0x78)
+    );
+    assert_eq!(
+        (v["length_code"].as_u64(), v["lane"].is_null()),
+        (Some(3), true)
+    );
     let o = io(&["decode", "--chipset", "cia", "0x8580007e78", "--json"]);
     assert_eq!(o.status.code(), Some(0), "{o:?}");
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!((v["bus_addr"].as_str(), v["size"].as_u64()), (Some("0x3f0"), Some(8)));
+    assert_eq!(
+        (v["bus_addr"].as_str(), v["size"].as_u64()),
+        (Some("0x3f0"), Some(8))
+    );
 }
 
 /// The 21172's byte/word windows (FreeBSD ciareg.h CIA_EV56_BWIO
@@ -540,4 +549,41 @@ fn decode_io_polaris_dense_mem_is_its_byte_word_memory_window() {
             "{w}"
         );
     }
+}
+
+/// `--memory` beyond what the host could give (its memory plus swap, from
+/// /proc/meminfo) is bad input: one line, exit 2, before any RAM exists.
+#[test]
+fn bad_input_memory_beyond_the_host_is_refused() {
+    let Ok(info) = std::fs::read_to_string("/proc/meminfo") else {
+        println!("SKIPPED no /proc/meminfo on this host");
+        return;
+    };
+    let field = |n: &str| -> u64 {
+        info.lines().find(|l| l.starts_with(n)).map_or(0, |l| {
+            l[n.len()..]
+                .trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<u64>()
+                .unwrap()
+                * 1024
+        })
+    };
+    let host = field("MemTotal:") + field("SwapTotal:");
+    let over = (host / 8192 + 1) * 8192;
+    let dir = testkit::scratch_dir("bad_input_memory_beyond_the_host_is_refused");
+    let img = flat(&dir, "uart_bwx.s", &[("IO_HI", 0x224)]);
+    let o = subword(&[
+        "alpha",
+        "machine",
+        "--chipset",
+        "pyxis",
+        "--memory",
+        &over.to_string(),
+        img.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let l = one_stderr_line(&o);
+    assert!(l.contains("more than this host can give"), "{l}");
 }

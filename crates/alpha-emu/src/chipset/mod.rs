@@ -6,7 +6,8 @@
 //! bus address shifted left, transfer length and byte lane in the low
 //! address bits; dense and byte/word: linear), its HAE register, the
 //! windows the sources do not let us model (with the reason), and the
-//! kernel's `trivial_*` flags. [`encode`] turns a bus address, size and
+//! kernel's `trivial_*` flags, and the devices on its bus (the console
+//! UART, the POST latch, PCI memory; Jensen's local devices). [`encode`] turns a bus address, size and
 //! window into a physical address; [`decode`] does the reverse. `alpha io`,
 //! the bare machine and the docs all read these tables: nothing else in
 //! subword knows an I/O address.
@@ -216,6 +217,54 @@ pub struct Trivial {
     pub source: &'static str,
 }
 
+/// Which bus address space a device answers in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BusSpace {
+    /// ISA/PCI (on Jensen, EISA) I/O ports.
+    Io,
+    /// PCI (EISA) memory.
+    Mem,
+    /// Jensen's VL82C106 local I/O, reached only through `local-io`.
+    Local,
+}
+
+/// What a device is: the bare machine models each kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceKind {
+    /// A 16550 UART: its registers from `base` in the 16550's order
+    /// (THR at +0, LSR at +5).
+    Uart16550,
+    /// The POST diagnostic latch: keeps the last byte written.
+    PostLatch,
+    /// Plain memory on the bus.
+    Memory,
+    /// A device that accepts writes and reads as 0.
+    Inert,
+}
+
+/// A device on the chipset's bus, at the address the platform puts it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Device {
+    pub name: &'static str,
+    pub kind: DeviceKind,
+    pub space: BusSpace,
+    /// First bus address and number of bus bytes it answers.
+    pub base: u64,
+    pub size: u64,
+    pub source: &'static str,
+}
+
+impl Device {
+    /// Does the device answer every byte of `size` bytes at `bus`?
+    pub fn claims(&self, space: BusSpace, bus: u64, size: u64) -> bool {
+        space == self.space
+            && bus >= self.base
+            && bus
+                .checked_add(size)
+                .is_some_and(|end| end <= self.base + self.size)
+    }
+}
+
 /// One chipset.
 #[derive(Clone, Copy, Debug)]
 pub struct Chipset {
@@ -226,6 +275,8 @@ pub struct Chipset {
     pub refused: &'static [Refusal],
     pub regions: &'static [Region],
     pub trivial: Trivial,
+    /// The devices on its bus (the bare machine's).
+    pub devices: &'static [Device],
     /// The CPU family it serves and what is peculiar about it.
     pub notes: &'static str,
 }
@@ -250,6 +301,16 @@ impl Chipset {
     /// The window whose physical range holds `phys`.
     pub fn window_at(&self, phys: u64) -> Option<&'static Window> {
         self.windows.iter().find(|w| w.contains(phys))
+    }
+
+    /// The device answering `size` bytes at `bus` in `space`.
+    pub fn device_at(&self, space: BusSpace, bus: u64, size: u64) -> Option<&'static Device> {
+        self.devices.iter().find(|d| d.claims(space, bus, size))
+    }
+
+    /// The first device of `kind` (the console UART, the POST latch…).
+    pub fn device(&self, kind: DeviceKind) -> Option<&'static Device> {
+        self.devices.iter().find(|d| d.kind == kind)
     }
 
     /// Every HAE register the chipset has.
@@ -372,8 +433,7 @@ pub fn encode(
                 (code, 0, Some(lane as u8))
             };
             let (offset, hae) = split_hae(cs, w, bus)?;
-            let phys =
-                w.base + ((offset | lane_field) << shift) + ((code as u64) << len_shift);
+            let phys = w.base + ((offset | lane_field) << shift) + ((code as u64) << len_shift);
             Ok(Encoded {
                 chipset: cs.name,
                 window: w.kind,

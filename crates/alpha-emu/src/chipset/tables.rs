@@ -164,6 +164,7 @@ pub static APECS: Chipset = Chipset {
         io_lq: 0,
         source: "core_apecs.h apecs_trivial_*",
     },
+    devices: PC_DEVICES,
     notes: "EV4 core logic; sparse memory region 0 (first 16 MiB) bypasses HAXR1",
 };
 
@@ -258,6 +259,7 @@ pub static LCA: Chipset = Chipset {
         io_lq: 0,
         source: "core_lca.h lca_trivial_*",
     },
+    devices: PC_DEVICES,
     notes: "EV4 with integrated core logic; HAE like APECS",
 };
 
@@ -432,6 +434,7 @@ pub static CIA: Chipset = Chipset {
     ],
     regions: CIA_REGIONS,
     trivial: CIA_TRIVIAL,
+    devices: PC_DEVICES,
     notes: "21164 core logic: MB is required between sparse accesses (21171 TRM ch. 6)",
 };
 
@@ -442,6 +445,7 @@ pub static CIA2: Chipset = Chipset {
     refused: &[NO_LOCAL],
     regions: CIA_REGIONS,
     trivial: CIA_TRIVIAL,
+    devices: PC_DEVICES,
     notes: "21164/21164A core logic, CIA address map; byte/word windows when CNFG.BWEN is set",
 };
 
@@ -464,6 +468,7 @@ pub static PYXIS: Chipset = Chipset {
         io_lq: 1,
         source: "core_cia.h cia_bwx_trivial_* (__IO_PREFIX cia_bwx under CONFIG_ALPHA_PYXIS)",
     },
+    devices: PC_DEVICES,
     notes: "21164A/21164PC core logic: CIA map plus byte/word windows",
 };
 
@@ -566,6 +571,7 @@ pub static T2: Chipset = Chipset {
         },
     ],
     trivial: T2_TRIVIAL,
+    devices: PC_DEVICES,
     notes: "Sable; GAMMA_BIAS 0 (t2-gamma: the Gamma/Lynx bias)",
 };
 
@@ -589,6 +595,7 @@ pub static T2_GAMMA: Chipset = Chipset {
         },
     ],
     trivial: T2_TRIVIAL,
+    devices: PC_DEVICES,
     notes: "Sable with EV5 CPUs and all Lynx machines: _GAMMA_BIAS 0x8000000000",
 };
 
@@ -665,6 +672,7 @@ pub static TSUNAMI: Chipset = Chipset {
         io_lq: 1,
         source: "core_tsunami.h tsunami_trivial_*",
     },
+    devices: PC_DEVICES,
     notes: "21264 core logic; hose 0 only (TSUNAMI_HOSE(h) = h << 33)",
 };
 
@@ -717,6 +725,7 @@ pub static IRONGATE: Chipset = Chipset {
         io_lq: 1,
         source: "core_irongate.h irongate_trivial_*",
     },
+    devices: PC_DEVICES,
     notes: "21264 (Nautilus); \"consistent with a subset of the Tsunami memory map\"",
 };
 
@@ -799,6 +808,7 @@ pub static POLARIS: Chipset = Chipset {
         io_lq: 1,
         source: "core_polaris.h polaris_trivial_*",
     },
+    devices: PC_DEVICES,
     notes: "21164PC (PCA56, BWX) core logic",
 };
 
@@ -898,8 +908,110 @@ pub static JENSEN: Chipset = Chipset {
         io_lq: 0,
         source: "jensen.h jensen_trivial_*",
     },
+    devices: JENSEN_DEVICES,
     notes: "EV4 EISA: 128-byte stride, software replicates bytes to all lanes, local devices on the VL82C106",
 };
+
+// ---------------------------------------------------------------- devices
+
+/// The devices of a PC-style ISA/PCI machine, as the bare machine has them.
+/// The ports are the PC/AT's, which the Alpha PCI/ISA platforms keep on
+/// their ISA bridge.
+pub static PC_DEVICES: &[Device] = &[
+    Device {
+        name: "com1 (16550)",
+        kind: DeviceKind::Uart16550,
+        space: BusSpace::Io,
+        base: 0x3f8,
+        size: 8,
+        source: "PC/AT COM1 0x3f8-0x3ff (Linux arch/alpha/include/asm/serial.h SERIAL_PORT_DFNS, ttyS0 at 0x3F8)",
+    },
+    Device {
+        name: "post",
+        kind: DeviceKind::PostLatch,
+        space: BusSpace::Io,
+        base: 0x80,
+        size: 1,
+        source: "PC/AT POST diagnostic port 0x80 (in Linux arch/alpha/kernel/setup.c standard_io_resources \"dma page reg\" 0x80-0x8f)",
+    },
+    PCI_MEMORY,
+];
+
+/// subword's own PCI (EISA) memory device: 32 MiB at bus 0x0800_0000, above
+/// the first 128 MiB so that a chipset whose sparse window reaches less
+/// (APECS, LCA: 128 MiB, the first 16 MiB without HAE) needs its HAE.
+const PCI_MEMORY: Device = Device {
+    name: "pci memory",
+    kind: DeviceKind::Memory,
+    space: BusSpace::Mem,
+    base: 0x0800_0000,
+    size: 32 << 20,
+    source: "subword's model (no source): placed to need the HAE on APECS and LCA",
+};
+
+/// The Jensen's devices: the VL82C106 combo chip's are local
+/// (jensen.h `jensen_is_local`: keyboard 0x60/0x64, RTC 0x170/0x171, COM1
+/// 0x3f8-0x3ff, COM2 0x2f8-0x2ff, LPT1 0x3bc-0x3be); EISA keeps the POST
+/// port and memory.
+pub static JENSEN_DEVICES: &[Device] = &[
+    Device {
+        name: "com1 (VL82C106 16550)",
+        kind: DeviceKind::Uart16550,
+        space: BusSpace::Local,
+        base: 0x3f8,
+        size: 8,
+        source: "jensen.h jensen_is_local (0x3f8-0x3ff)",
+    },
+    Device {
+        name: "keyboard data",
+        kind: DeviceKind::Inert,
+        space: BusSpace::Local,
+        base: 0x60,
+        size: 1,
+        source: "jensen.h jensen_is_local (0x60)",
+    },
+    Device {
+        name: "keyboard status",
+        kind: DeviceKind::Inert,
+        space: BusSpace::Local,
+        base: 0x64,
+        size: 1,
+        source: "jensen.h jensen_is_local (0x64)",
+    },
+    Device {
+        name: "rtc",
+        kind: DeviceKind::Inert,
+        space: BusSpace::Local,
+        base: 0x170,
+        size: 2,
+        source: "jensen.h jensen_is_local (0x170, 0x171)",
+    },
+    Device {
+        name: "com2",
+        kind: DeviceKind::Inert,
+        space: BusSpace::Local,
+        base: 0x2f8,
+        size: 8,
+        source: "jensen.h jensen_is_local (0x2f8-0x2ff)",
+    },
+    Device {
+        name: "lpt1",
+        kind: DeviceKind::Inert,
+        space: BusSpace::Local,
+        base: 0x3bc,
+        size: 3,
+        source: "jensen.h jensen_is_local (0x3bc-0x3be)",
+    },
+    Device {
+        name: "post",
+        kind: DeviceKind::PostLatch,
+        space: BusSpace::Io,
+        base: 0x80,
+        size: 1,
+        source: "EISA POST port 0x80",
+    },
+    PCI_MEMORY,
+];
 
 /// Every chipset, in the contract's order (plus `t2-gamma`).
 pub static ALL: &[&Chipset] = &[
