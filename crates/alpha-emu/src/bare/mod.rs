@@ -947,7 +947,7 @@ fn load_elf(m: &mut Machine, r: &mut Ram, data: &[u8]) -> Result<u64, BadImage> 
     // pc-relative addresses are the ones it was linked for.
     let entry = hdr.e_entry(e);
     let at = if entry >= KSEG { entry - KSEG } else { entry };
-    if at >= ram || (entry < KSEG && entry >= 1 << 44) {
+    if at >= ram || (1 << 44..KSEG).contains(&entry) {
         return Err(BadImage(format!(
             "ELF entry 0x{entry:x} is not in RAM (identity below 0x{ram:x} or KSEG 0x{KSEG:x} + PA)"
         )));
