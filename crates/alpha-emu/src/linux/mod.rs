@@ -507,6 +507,9 @@ pub struct Process {
     pub memory_warning: Option<String>,
     /// Processors the guest is told it has ([`guest_cpus`]).
     pub ncpus: u32,
+    /// Live threads the process may hold ([`thread::max_threads`]); `clone`
+    /// of one more fails with EAGAIN.
+    pub max_threads: usize,
 }
 
 /// Processors under `--deterministic`: a fixed count (a four-way
@@ -728,6 +731,7 @@ impl Process {
             procs: process::Procs::new(opts.max_processes),
             memory_warning,
             ncpus: guest_cpus(opts.deterministic),
+            max_threads: thread::max_threads(opts.deterministic),
         };
         p.add_thread(Thread::new(id.pid, 0, 0));
         Ok(p)
@@ -796,6 +800,7 @@ impl Process {
             procs: self.procs.clone(),
             memory_warning: None,
             ncpus: self.ncpus,
+            max_threads: self.max_threads,
         }
     }
 
