@@ -59,6 +59,10 @@
 //!   (EACCES); qemu-alpha 7.2 shows no `[heap]`, passes the host's status
 //!   and cpuinfo through, and opens maps for writing.
 //!
+//! - `sys_process`: Linux's `set_robust_list` records the list (0, and
+//!   EINVAL for a length other than 24, kernel/futex/syscalls.c); qemu-alpha
+//!   7.2 answers ENOSYS for every call.
+//!
 //! **The relaxed static binary.** Debian's Alpha binutils relax glibc's
 //! weak reference to `__ehdr_start` into the constant 0 when linking
 //! statically, so glibc never finds `PT_TLS`, never initialises TLS, and

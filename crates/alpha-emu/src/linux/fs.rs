@@ -213,21 +213,23 @@ fn sysroot_applies(p: &str) -> bool {
 /// in the sysroot first; relative paths are relative to `base` (the cwd or
 /// a directory fd's path).
 pub fn resolve(sysroot: Option<&Path>, base: Option<&Path>, guest: &[u8]) -> PathBuf {
-    let s = String::from_utf8_lossy(guest).into_owned();
-    if s.starts_with('/') {
+    use std::os::unix::ffi::OsStrExt;
+    // A file name is bytes: the guest's, not text.
+    let s = Path::new(std::ffi::OsStr::from_bytes(guest));
+    if guest.first() == Some(&b'/') {
         if let Some(root) = sysroot {
-            if sysroot_applies(&s) {
-                let cand = root.join(s.trim_start_matches('/'));
+            if sysroot_applies(&String::from_utf8_lossy(guest)) {
+                let cand = root.join(s.strip_prefix("/").unwrap_or(s));
                 if cand.symlink_metadata().is_ok() {
                     return cand;
                 }
             }
         }
-        PathBuf::from(s)
+        s.to_path_buf()
     } else {
         match base {
             Some(b) => b.join(s),
-            None => PathBuf::from(s),
+            None => s.to_path_buf(),
         }
     }
 }
@@ -236,6 +238,7 @@ pub fn resolve(sysroot: Option<&Path>, base: Option<&Path>, guest: &[u8]) -> Pat
 pub fn dir_entries(path: &Path) -> std::io::Result<Vec<(Vec<u8>, u64, u8)>> {
     use std::os::unix::ffi::OsStrExt;
     use std::os::unix::fs::DirEntryExt;
+    use std::os::unix::fs::FileTypeExt;
     let mut v = vec![
         (b".".to_vec(), std::fs::metadata(path)?.ino(), 4u8),
         (
@@ -253,6 +256,10 @@ pub fn dir_entries(path: &Path) -> std::io::Result<Vec<(Vec<u8>, u64, u8)>> {
                 Ok(t) if t.is_dir() => 4,
                 Ok(t) if t.is_symlink() => 10,
                 Ok(t) if t.is_file() => 8,
+                Ok(t) if t.is_fifo() => 1,
+                Ok(t) if t.is_char_device() => 2,
+                Ok(t) if t.is_block_device() => 6,
+                Ok(t) if t.is_socket() => 12,
                 _ => 0,
             };
             (e.file_name().as_bytes().to_vec(), e.ino(), t)

@@ -519,6 +519,8 @@ pub struct Process {
     /// Live threads the process may hold ([`thread::max_threads`]); `clone`
     /// of one more fails with EAGAIN.
     pub max_threads: usize,
+    /// The guest's resource limits (`setrlimit`/`prlimit64`).
+    pub limits: sys::process::Limits,
 }
 
 /// Processors under `--deterministic`: a fixed count (a four-way
@@ -741,6 +743,7 @@ impl Process {
             memory_warning,
             ncpus: guest_cpus(opts.deterministic),
             max_threads: thread::max_threads(opts.deterministic),
+            limits: sys::process::Limits::default(),
         };
         p.add_thread(Thread::new(id.pid, 0, 0));
         if opts.host_signals {
@@ -813,6 +816,7 @@ impl Process {
             memory_warning: None,
             ncpus: self.ncpus,
             max_threads: self.max_threads,
+            limits: self.limits.clone(),
         }
     }
 
@@ -1257,10 +1261,12 @@ impl Process {
                 m.cpus[c].icount += 1;
                 self.insns += 1;
                 self.unaligned_fixups += 1;
-                if self.unaligned_sites.insert(pc) && uac & UAC_NOPRINT == 0 {
-                    // arch/alpha/kernel/traps.c do_entUna's message.
+                // arch/alpha/kernel/traps.c do_entUna's message, which
+                // Linux writes to the kernel log, not the program's
+                // stderr: here it is part of --strace's output.
+                if self.unaligned_sites.insert(pc) && uac & UAC_NOPRINT == 0 && self.strace {
                     let word = self.machine.mem.word_at(pc).unwrap_or(0);
-                    host.diag(&format!(
+                    host.trace(&format!(
                         "{}({}): unaligned trap at {pc:016x}: {addr:x} {:x} {:x}",
                         self.comm,
                         self.threads[self.cur].tid,

@@ -9,7 +9,7 @@
 //! Every Alpha call is named for `--strace`; one without a handler answers
 //! ENOSYS, as a kernel without it would.
 
-use super::errno::*;
+use super::errno::{message, name as errno_name, ENOSYS};
 use super::sys::{self, Req};
 use super::{set_result, Exit, Host, Process, ThreadState};
 
@@ -115,9 +115,9 @@ pub fn callsys(p: &mut Process, host: &mut dyn Host, c: usize) -> Option<Exit> {
                         format!("0x{v:016x}")
                     }
                     Ok(v) => format!("{}", v as i64),
-                    Err(e) => match message(e) {
-                        Some(m) => format!("-1 errno={e} ({m})"),
-                        None => format!("-1 errno={e}"),
+                    Err(e) => match (errno_name(e), message(e)) {
+                        (Some(n), Some(m)) => format!("-1 {n} ({m})"),
+                        _ => format!("-1 errno={e}"),
                     },
                 };
                 host.trace(&format!("{pre} = {res}"));

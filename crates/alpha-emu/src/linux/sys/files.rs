@@ -264,7 +264,7 @@ pub(crate) fn read_host(
     let f = p.fds.get(fd)?;
     let (obj, nonblock) = (f.obj.clone(), f.flags & fs::O_NONBLOCK != 0);
     let mut o = obj.borrow_mut();
-    let mut buf = vec![0u8; len.min(1 << 20)];
+    let mut buf = vec![0u8; len];
     let must_wait = |raw: Option<i32>| match raw {
         Some(raw) if (nonblock || !p.deterministic) && !host_ready(raw, libc::POLLIN) => {
             Err(if nonblock { EAGAIN } else { MUST_WAIT })
@@ -324,11 +324,8 @@ pub(crate) fn read(
         p.fds.get(fd)?;
         return Ok(0);
     }
-    if !p
-        .machine
-        .mem
-        .range_ok(buf, len.min(1 << 20), crate::memory::Perm::W)
-    {
+    let len = read_cap(p, fd, len);
+    if !p.machine.mem.range_ok(buf, len, crate::memory::Perm::W) {
         return Err(EFAULT);
     }
     let data = read_host(p, host, fd, len as usize)?;
@@ -534,7 +531,6 @@ pub(crate) fn fcntl(
             }
             Ok(0)
         }
-        7..=9 => Ok(0),
         _ => Err(EINVAL),
     }
 }
@@ -595,5 +591,481 @@ pub(crate) fn fsync(p: &mut Process, host: &dyn Host, fd: u64) -> Result<u64, u6
             }
         }
         _ => Err(EINVAL),
+    }
+}
+
+// ------------------------------------------- positioned and vectored I/O
+
+use super::fsmeta::{host_ref, host_ret, HostRef};
+
+/// The most one read or write moves (Linux's MAX_RW_COUNT, INT_MAX rounded
+/// down to a page).
+const MAX_RW_COUNT: u64 = 0x7fff_e000;
+
+/// How many bytes one read of `len` from `fd` may take at once: a regular
+/// file gives everything up to its end (as Linux does), a stream or device
+/// at most 1 MiB (a short read, as a pipe gives).
+pub(crate) fn read_cap(p: &Process, fd: u64, len: u64) -> u64 {
+    let cap = p.fds.get(fd).ok().and_then(|f| match &*f.obj.borrow() {
+        Object::File { file, .. } => {
+            let m = file.metadata().ok()?;
+            if !m.is_file() {
+                return None;
+            }
+            let mut h: &std::fs::File = file;
+            let pos = h.stream_position().ok()?;
+            Some(m.len().saturating_sub(pos).max(1 << 20))
+        }
+        _ => None,
+    });
+    len.min(cap.unwrap_or(1 << 20)).min(MAX_RW_COUNT)
+}
+
+/// `pwrite64(fd, buf, len, offset)`.
+pub(crate) fn pwrite(p: &mut Process, fd: u64, buf: u64, len: u64, off: u64) -> Result<u64, u64> {
+    use std::os::unix::fs::FileExt;
+    if (off as i64) < 0 {
+        return Err(EINVAL);
+    }
+    let obj = p.fds.get(fd)?.obj.clone();
+    if !matches!(&*obj.borrow(), Object::File { .. }) {
+        return Err(ESPIPE);
+    }
+    let mut at = off;
+    copy_from_guest(p, buf, len.min(MAX_RW_COUNT), |_, bytes| {
+        let o = obj.borrow();
+        let Object::File { file, .. } = &*o else {
+            return Err(ESPIPE);
+        };
+        let n = file.write_at(bytes, at).map_err(|e| fs::host_errno(&e))?;
+        at += n as u64;
+        Ok(n)
+    })
+}
+
+/// `preadv`/`pwritev` and their `2` forms: `pos` -1 (the `2` forms only)
+/// is the file position, as readv/writev.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn preadv_pwritev(
+    p: &mut Process,
+    host: &mut dyn Host,
+    fd: u64,
+    iov: u64,
+    cnt: u64,
+    pos: u64,
+    flags: u64,
+    is_write: bool,
+) -> Result<u64, u64> {
+    // RWF_HIPRI, RWF_DSYNC, RWF_SYNC change nothing here; others are
+    // EOPNOTSUPP, as for a file system without them.
+    if flags & !0x7 != 0 {
+        return Err(EOPNOTSUPP);
+    }
+    if pos == u64::MAX {
+        return readv_writev(p, host, fd, iov, cnt, is_write);
+    }
+    if (pos as i64) < 0 {
+        return Err(EINVAL);
+    }
+    if cnt > 1024 {
+        return Err(EINVAL);
+    }
+    let mut total = 0u64;
+    for i in 0..cnt {
+        let base = read_u64(p, iov.wrapping_add(16 * i))?;
+        let len = read_u64(p, iov.wrapping_add(16 * i + 8))?;
+        if len == 0 {
+            continue;
+        }
+        let r = if is_write {
+            pwrite(p, fd, base, len, pos + total)
+        } else {
+            pread(p, fd, base, len, pos + total)
+        };
+        match r {
+            Ok(n) => {
+                total += n;
+                if n < len {
+                    break;
+                }
+            }
+            Err(e) if total == 0 => return Err(e),
+            Err(_) => break,
+        }
+    }
+    Ok(total)
+}
+
+/// `fallocate(fd, mode, offset, len)` (the generic FALLOC_FL_ bits).
+pub(crate) fn fallocate(
+    p: &mut Process,
+    host: &dyn Host,
+    fd: u64,
+    mode: u64,
+    off: u64,
+    len: u64,
+) -> Result<u64, u64> {
+    match host_ref(p, host, fd)? {
+        // SAFETY: fallocate has no memory preconditions.
+        HostRef::Fd(raw) => {
+            host_ret(unsafe { libc::fallocate(raw, mode as i32, off as i64, len as i64) } as i64)
+        }
+        HostRef::Path(_) => Err(EISDIR),
+    }
+}
+
+/// `fadvise64(fd, offset, len, advice)`: ESPIPE on a pipe, otherwise the
+/// host's answer (POSIX_FADV_* have the generic values on Alpha).
+pub(crate) fn fadvise64(
+    p: &mut Process,
+    host: &dyn Host,
+    fd: u64,
+    off: u64,
+    len: u64,
+    advice: u64,
+) -> Result<u64, u64> {
+    if matches!(
+        &*p.fds.get(fd)?.obj.borrow(),
+        Object::PipeRead(_) | Object::PipeWrite(_)
+    ) {
+        return Err(ESPIPE);
+    }
+    match host_ref(p, host, fd) {
+        Ok(HostRef::Fd(raw)) => {
+            // SAFETY: posix_fadvise has no memory preconditions.
+            let r = unsafe { libc::posix_fadvise(raw, off as i64, len as i64, advice as i32) };
+            if r == 0 {
+                Ok(0)
+            } else {
+                Err(from_host_errno(r))
+            }
+        }
+        Ok(HostRef::Path(_)) | Err(EINVAL) => {
+            if advice > 5 {
+                Err(EINVAL)
+            } else {
+                Ok(0)
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Write host `bytes` to guest descriptor `fd` (sendfile's destination):
+/// the count written, EPIPE with SIGPIPE as `write`.
+fn write_bytes(p: &mut Process, host: &mut dyn Host, fd: u64, bytes: &[u8]) -> Result<u64, u64> {
+    let f = p.fds.get(fd)?;
+    if f.flags & fs::O_ACCMODE == 0 && !matches!(&*f.obj.borrow(), Object::Stdio(_)) {
+        return Err(EBADF);
+    }
+    let obj = f.obj.clone();
+    let r = match &mut *obj.borrow_mut() {
+        Object::Stdio(n) => host.write_fd(*n, bytes).map_err(|e| fs::host_errno(&e)),
+        Object::File { file, .. } => file.write(bytes).map_err(|e| fs::host_errno(&e)),
+        Object::PipeWrite(pb) => {
+            let mut pb = pb.borrow_mut();
+            if pb.readers == 0 {
+                Err(EPIPE)
+            } else {
+                pb.data.extend(bytes.iter().copied());
+                pb.gen += 1;
+                Ok(bytes.len())
+            }
+        }
+        Object::Host(h) => crate::linux::net::host_write(h, bytes),
+        _ => Err(EINVAL),
+    };
+    if r == Err(EPIPE) {
+        let info = Info {
+            signo: signal::SIGPIPE,
+            code: signal::SI_USER,
+            pid: p.id.pid,
+            uid: p.id.uid,
+            target: p.threads[p.cur].tid,
+            ..Default::default()
+        };
+        p.send(info);
+    }
+    r.map(|n| n as u64)
+}
+
+/// `sendfile(out_fd, in_fd, offset, count)`: from a regular file (at
+/// `*offset`, which advances, or at its position) to any descriptor.
+pub(crate) fn sendfile(
+    p: &mut Process,
+    host: &mut dyn Host,
+    out: u64,
+    inn: u64,
+    offp: u64,
+    count: u64,
+) -> Result<u64, u64> {
+    use std::os::unix::fs::FileExt;
+    let obj = p.fds.get(inn)?.obj.clone();
+    p.fds.get(out)?;
+    let off = if offp != 0 {
+        let v = read_u64(p, offp)?;
+        if (v as i64) < 0 {
+            return Err(EINVAL);
+        }
+        Some(v)
+    } else {
+        None
+    };
+    let n = count.min(1 << 24) as usize;
+    let data = {
+        let o = obj.borrow();
+        let Object::File { file, .. } = &*o else {
+            return Err(EINVAL);
+        };
+        let mut b = vec![0u8; n];
+        let got = match off {
+            Some(at) => file.read_at(&mut b, at),
+            None => (&*file).read(&mut b),
+        }
+        .map_err(|e| fs::host_errno(&e))?;
+        b.truncate(got);
+        b
+    };
+    let written = if data.is_empty() {
+        0
+    } else {
+        match write_bytes(p, host, out, &data) {
+            Ok(w) => w,
+            Err(e) => {
+                if off.is_none() {
+                    if let Object::File { file, .. } = &mut *obj.borrow_mut() {
+                        let _ = file.seek(SeekFrom::Current(-(data.len() as i64)));
+                    }
+                }
+                return Err(e);
+            }
+        }
+    };
+    match off {
+        Some(at) => crate::linux::uaccess::put_u64(p, offp, at + written)?,
+        None if (written as usize) < data.len() => {
+            if let Object::File { file, .. } = &mut *obj.borrow_mut() {
+                let _ = file.seek(SeekFrom::Current(written as i64 - data.len() as i64));
+            }
+        }
+        None => {}
+    }
+    Ok(written)
+}
+
+/// `copy_file_range(fd_in, off_in, fd_out, off_out, len, flags)` between
+/// two regular files, on the host.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn copy_file_range(
+    p: &mut Process,
+    host: &dyn Host,
+    fin: u64,
+    pin: u64,
+    fout: u64,
+    pout: u64,
+    len: u64,
+    flags: u64,
+) -> Result<u64, u64> {
+    if flags != 0 {
+        return Err(EINVAL);
+    }
+    let (HostRef::Fd(a), HostRef::Fd(b)) = (host_ref(p, host, fin)?, host_ref(p, host, fout)?)
+    else {
+        return Err(EISDIR);
+    };
+    let mut oi = if pin != 0 {
+        Some(read_u64(p, pin)? as i64)
+    } else {
+        None
+    };
+    let mut oo = if pout != 0 {
+        Some(read_u64(p, pout)? as i64)
+    } else {
+        None
+    };
+    let ptr = |o: &mut Option<i64>| o.as_mut().map_or(std::ptr::null_mut(), |v| v as *mut i64);
+    // SAFETY: the offsets are NULL or locals that outlive the call.
+    let n =
+        host_ret(
+            unsafe { libc::copy_file_range(a, ptr(&mut oi), b, ptr(&mut oo), len as usize, 0) }
+                as i64,
+        )?;
+    if let Some(v) = oi {
+        crate::linux::uaccess::put_u64(p, pin, v as u64)?;
+    }
+    if let Some(v) = oo {
+        crate::linux::uaccess::put_u64(p, pout, v as u64)?;
+    }
+    Ok(n)
+}
+
+/// `close_range(first, last, flags)`: close (or with CLOSE_RANGE_CLOEXEC
+/// mark close-on-exec) every open descriptor in the range.
+pub(crate) fn close_range(p: &mut Process, first: u64, last: u64, flags: u64) -> Result<u64, u64> {
+    const UNSHARE: u64 = 1 << 1;
+    const CLOEXEC: u64 = 1 << 2;
+    if flags & !(UNSHARE | CLOEXEC) != 0 || first as u32 > last as u32 {
+        return Err(EINVAL);
+    }
+    let end = (last as u32 as usize).min(fs::MAX_FDS - 1);
+    for fd in first as u32 as usize..=end {
+        if flags & CLOEXEC != 0 {
+            if let Some(Some(f)) = p.fds.fds.get_mut(fd) {
+                f.cloexec = true;
+            }
+        } else if p.fds.get(fd as u64).is_ok() {
+            let _ = p.fds.close(fd as u64);
+        }
+    }
+    Ok(0)
+}
+
+/// `memfd_create(name, flags)`: a host memfd, shared with forked guest
+/// processes as any open file is; its name as `/proc` shows it.
+pub(crate) fn memfd_create(p: &mut Process, name: u64, flags: u64) -> Result<u64, u64> {
+    use std::os::fd::FromRawFd;
+    const MFD_CLOEXEC: u64 = 1;
+    const MFD_ALLOW_SEALING: u64 = 2;
+    if flags & !(MFD_CLOEXEC | MFD_ALLOW_SEALING) != 0 {
+        return Err(EINVAL);
+    }
+    let n = crate::linux::uaccess::read_cstr_max(p, name, 250).map_err(|e| {
+        if e == 0 {
+            EINVAL
+        } else {
+            e
+        }
+    })?;
+    let c = std::ffi::CString::new(n.clone()).map_err(|_| EINVAL)?;
+    // SAFETY: a valid C string.
+    let raw = unsafe {
+        libc::memfd_create(
+            c.as_ptr(),
+            (flags & MFD_ALLOW_SEALING) as u32 | libc::MFD_CLOEXEC,
+        )
+    };
+    host_ret(raw as i64)?;
+    // SAFETY: a descriptor we just created and own.
+    let file = unsafe { std::fs::File::from_raw_fd(raw) };
+    let mut shown = b"/memfd:".to_vec();
+    shown.extend(&n);
+    shown.extend(b" (deleted)");
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(&shown));
+    let fd = Fd {
+        obj: std::rc::Rc::new(std::cell::RefCell::new(Object::File { file, path })),
+        cloexec: flags & MFD_CLOEXEC != 0,
+        flags: fs::O_RDWR,
+    };
+    p.fds.install(fd, 0)
+}
+
+// ------------------------------------------------------------ file locks
+
+/// Alpha's `l_type` values (asm/fcntl.h: F_RDLCK 1, F_WRLCK 2, F_UNLCK 8)
+/// to the host's (0, 1, 2).
+fn lock_type_to_host(t: i16) -> Result<i16, u64> {
+    match t {
+        1 => Ok(libc::F_RDLCK as i16),
+        2 => Ok(libc::F_WRLCK as i16),
+        8 => Ok(libc::F_UNLCK as i16),
+        _ => Err(EINVAL),
+    }
+}
+
+fn lock_type_from_host(t: i16) -> i16 {
+    match t as i32 {
+        libc::F_RDLCK => 1,
+        libc::F_WRLCK => 2,
+        _ => 8,
+    }
+}
+
+/// `fcntl(fd, F_GETLK/F_SETLK/F_SETLKW/F_OFD_*, struct flock *)` on the
+/// host's file, the structure translated field by field (Alpha's and the
+/// host's `struct flock` share offsets: type 0, whence 2, start 8, len 16,
+/// pid 24; only the type values differ). A lock that must wait polls
+/// every millisecond, so the other guest threads run meanwhile.
+pub(crate) fn lock(p: &mut Process, host: &dyn Host, fd: u64, cmd: u64, arg: u64) -> Outcome {
+    let raw = match host_ref(p, host, fd) {
+        Ok(HostRef::Fd(raw)) => raw,
+        Ok(HostRef::Path(_)) | Err(EINVAL) => return Outcome::Return(Err(EBADF)),
+        Err(e) => return Outcome::Return(Err(e)),
+    };
+    let b = match crate::linux::uaccess::read_bytes(p, arg, 32) {
+        Ok(b) => b,
+        Err(e) => return Outcome::Return(Err(e)),
+    };
+    let ty = match lock_type_to_host(i16::from_le_bytes([b[0], b[1]])) {
+        Ok(t) => t,
+        Err(e) => return Outcome::Return(Err(e)),
+    };
+    // SAFETY: a zeroed flock is a valid value.
+    let mut fl: libc::flock = unsafe { std::mem::zeroed() };
+    fl.l_type = ty;
+    fl.l_whence = i16::from_le_bytes([b[2], b[3]]);
+    fl.l_start = crate::linux::uaccess::word(&b, 8) as i64;
+    fl.l_len = crate::linux::uaccess::word(&b, 16) as i64;
+    fl.l_pid = i32::from_le_bytes([b[24], b[25], b[26], b[27]]);
+    let (hcmd, wait) = match cmd {
+        7 => (libc::F_GETLK, false),
+        8 => (libc::F_SETLK, false),
+        9 => (libc::F_SETLK, true),
+        36 => (libc::F_OFD_GETLK, false),
+        37 => (libc::F_OFD_SETLK, false),
+        _ => (libc::F_OFD_SETLK, true),
+    };
+    // SAFETY: `fl` is a flock the host fills or reads.
+    let r = unsafe { libc::fcntl(raw, hcmd, &mut fl) };
+    if r < 0 {
+        let e = fs::host_errno(&std::io::Error::last_os_error());
+        if wait && (e == EAGAIN || e == EACCES) {
+            let at = p.clock_ns().saturating_add(1_000_000);
+            return Outcome::Block(vec![crate::linux::Wait::Deadline(at)]);
+        }
+        return Outcome::Return(Err(e));
+    }
+    if matches!(hcmd, libc::F_GETLK | libc::F_OFD_GETLK) {
+        let mut out = b.clone();
+        out[0..2].copy_from_slice(&lock_type_from_host(fl.l_type).to_le_bytes());
+        out[2..4].copy_from_slice(&fl.l_whence.to_le_bytes());
+        out[8..16].copy_from_slice(&fl.l_start.to_le_bytes());
+        out[16..24].copy_from_slice(&fl.l_len.to_le_bytes());
+        out[24..28].copy_from_slice(&fl.l_pid.to_le_bytes());
+        if let Err(e) = put(p, arg, &out) {
+            return Outcome::Return(Err(e));
+        }
+    }
+    Outcome::Return(Ok(0))
+}
+
+/// `flock(fd, operation)` on the host's open file (LOCK_SH 1, LOCK_EX 2,
+/// LOCK_NB 4, LOCK_UN 8: the generic values); a lock that must wait polls
+/// as [`lock`] does.
+pub(crate) fn flock(p: &mut Process, host: &dyn Host, fd: u64, op: u64) -> Outcome {
+    let raw = match host_ref(p, host, fd) {
+        Ok(HostRef::Fd(raw)) => raw,
+        Ok(HostRef::Path(_)) | Err(EINVAL) => return Outcome::Return(Err(EBADF)),
+        Err(e) => return Outcome::Return(Err(e)),
+    };
+    // SAFETY: flock has no memory preconditions.
+    let r = unsafe { libc::flock(raw, (op | 4) as i32) };
+    if r < 0 {
+        let e = fs::host_errno(&std::io::Error::last_os_error());
+        if e == EAGAIN && op & 4 == 0 {
+            let at = p.clock_ns().saturating_add(1_000_000);
+            return Outcome::Block(vec![crate::linux::Wait::Deadline(at)]);
+        }
+        return Outcome::Return(Err(e));
+    }
+    Outcome::Return(Ok(0))
+}
+
+/// The `fcntl` row: the lock commands wait as [`lock`]; the rest answer
+/// at once.
+pub(crate) fn fcntl_call(p: &mut Process, host: &mut dyn Host, r: super::Req) -> Outcome {
+    match r[1] {
+        7..=9 | 36..=38 => lock(p, host, r[0], r[1], r[2]),
+        _ => Outcome::Return(fcntl(p, host, r[0], r[1], r[2])),
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::linux::errno::*;
 use crate::linux::fs::{self, Object};
+use crate::linux::uaccess::put;
 use crate::linux::Process;
 use crate::memory::PAGE_SIZE;
 
@@ -20,7 +21,7 @@ pub(crate) fn mmap(p: &mut Process, a: [u64; 6]) -> Result<u64, u64> {
         let o = obj.borrow();
         let Object::File { file, path } = &*o else {
             return Err(if matches!(&*o, Object::Dir { .. }) {
-                ENODEV_
+                ENODEV
             } else {
                 EACCES
             });
@@ -76,8 +77,6 @@ pub(crate) fn mmap(p: &mut Process, a: [u64; 6]) -> Result<u64, u64> {
     Ok(at)
 }
 
-pub(crate) const ENODEV_: u64 = 19;
-
 /// `munmap(addr, len)`: the range is gone, and so are the names of what
 /// was mapped there.
 pub(crate) fn munmap(p: &mut Process, addr: u64, len: u64) -> Result<u64, u64> {
@@ -86,4 +85,64 @@ pub(crate) fn munmap(p: &mut Process, addr: u64, len: u64) -> Result<u64, u64> {
         p.note_unmap(addr, len);
     }
     r
+}
+
+/// ENOMEM unless every page of `[addr, addr+len)` is mapped; EINVAL for
+/// an address not on a page boundary (the checks mlock, msync and mincore
+/// share).
+fn mapped(p: &Process, addr: u64, len: u64, aligned: bool) -> Result<(), u64> {
+    if aligned && addr & (PAGE_SIZE - 1) != 0 {
+        return Err(EINVAL);
+    }
+    let start = addr & !(PAGE_SIZE - 1);
+    let len = len + (addr - start);
+    if len == 0 {
+        return Ok(());
+    }
+    if !p
+        .machine
+        .mem
+        .range_ok(start, len, crate::memory::Perm::NONE)
+    {
+        return Err(ENOMEM);
+    }
+    Ok(())
+}
+
+/// `mlock`/`munlock`/`mlock2(addr, len[, flags])`: guest memory is
+/// always resident, so locking only checks the range.
+pub(crate) fn mlock(p: &mut Process, addr: u64, len: u64, flags: u64) -> Result<u64, u64> {
+    if flags & !1 != 0 {
+        return Err(EINVAL);
+    }
+    mapped(p, addr, len, false).map(|_| 0)
+}
+
+/// `mlockall(flags)`: MCL_CURRENT, MCL_FUTURE, MCL_ONFAULT (Alpha's 8192,
+/// 16384, 32768).
+pub(crate) fn mlockall(flags: u64) -> Result<u64, u64> {
+    if flags == 0 || flags & !(8192 | 16384 | 32768) != 0 || flags == 32768 {
+        return Err(EINVAL);
+    }
+    Ok(0)
+}
+
+/// `msync(addr, len, flags)`: MS_ASYNC 1, MS_SYNC 2, MS_INVALIDATE 4
+/// (not ASYNC with SYNC); the range must be mapped.
+pub(crate) fn msync(p: &mut Process, addr: u64, len: u64, flags: u64) -> Result<u64, u64> {
+    if flags & !7 != 0 || flags & 3 == 3 {
+        return Err(EINVAL);
+    }
+    mapped(p, addr, len, true).map(|_| 0)
+}
+
+/// `mincore(addr, len, vec)`: one byte per page, 1 (resident) for every
+/// mapped page.
+pub(crate) fn mincore(p: &mut Process, addr: u64, len: u64, vec: u64) -> Result<u64, u64> {
+    mapped(p, addr, len, true)?;
+    let pages = len.div_ceil(PAGE_SIZE) as usize;
+    if pages > 1 << 24 {
+        return Err(ENOMEM);
+    }
+    put(p, vec, &vec![1u8; pages]).map(|_| 0)
 }

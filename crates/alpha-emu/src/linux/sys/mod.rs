@@ -8,11 +8,12 @@
 //! metadata, memory, process, signals, poll) and in `time`, `net` and
 //! `epoll`.
 //!
-//! Argument kinds: `d` decimal, `x` hex (NULL when 0), `o` octal, `s` a
-//! string, `f` a directory fd or AT_FDCWD, `O` open flags, `P` PROT_ bits,
-//! `M` MAP_ flags, `C` clone flags, `W` wait options, `S` a signal, `A` a
-//! string array, `c` a clock id, `w` an itimer, `T` timer flags, `t` a
-//! timespec's contents, and the socket kinds of [`crate::linux::net`].
+//! Argument kinds: `d` decimal, `x` a number in hex, `p` a pointer (NULL
+//! when 0), `o` octal, `s` a string (its bytes, C-escaped), `f` a directory
+//! fd or AT_FDCWD, `O` open flags, `P` PROT_ bits, `M` MAP_ flags, `C`
+//! clone flags, `W` wait options, `S` a signal, `V` a string array, `c` a
+//! clock id, `w` an itimer, `T` timer flags, `t` a timespec's contents, and
+//! the socket kinds of [`crate::linux::net`] (`A` a socket address).
 
 pub(crate) mod files;
 pub(crate) mod fsmeta;
@@ -127,20 +128,22 @@ pub const TABLE: &[Call] = &[
     call(2, "fork", "", |p, _, r| {
         crate::linux::process::fork(p, r.cpu, 0, [0; 6])
     }),
-    call(3, "read", "dxd", |p, h, r| {
+    call(3, "read", "dpd", |p, h, r| {
         files::io(files::read(p, h, r[0], r[1], r[2]), r[0], true)
     }),
-    call(4, "write", "dxd", |p, h, r| {
+    call(4, "write", "dpd", |p, h, r| {
         net::dispatch(p, r.nr, r.a)
             .unwrap_or_else(|| files::io(files::write(p, h, r[0], r[1], r[2]), r[0], false))
     }),
     enosys(5, "osf_old_open", "xxx"),
     call(6, "close", "d", |p, _, r| R(p.fds.close(r[0]).map(|_| 0))),
-    call(7, "osf_wait4", "dxWx", |p, _, r| {
+    call(7, "osf_wait4", "dpWp", |p, _, r| {
         crate::linux::process::wait4(p, r[0] as i64, r[1], r[2], 0)
     }),
     enosys(8, "osf_old_creat", "xxx"),
-    enosys(9, "link", "xxx"),
+    call(9, "link", "ss", |p, _, r| {
+        R(fsmeta::linkat(p, AT_FDCWD, r[0], AT_FDCWD, r[1], 0))
+    }),
     call(10, "unlink", "s", |p, _, r| {
         R(fsmeta::path_op(p, AT_FDCWD, r[0], |f| {
             std::fs::remove_file(f)
@@ -148,11 +151,17 @@ pub const TABLE: &[Call] = &[
     }),
     enosys(11, "osf_execve", "xxx"),
     call(12, "chdir", "s", |p, _, r| R(fsmeta::chdir(p, r[0]))),
-    enosys(13, "fchdir", "xxx"),
-    enosys(14, "mknod", "xxx"),
-    enosys(15, "chmod", "xxx"),
-    enosys(16, "chown", "xxx"),
-    hex(17, "brk", "x", |p, _, r| {
+    call(13, "fchdir", "d", |p, _, r| R(fsmeta::fchdir(p, r[0]))),
+    call(14, "mknod", "sox", |p, _, r| {
+        R(fsmeta::mknodat(p, AT_FDCWD, r[0], r[1], r[2]))
+    }),
+    call(15, "chmod", "so", |p, _, r| {
+        R(fsmeta::fchmodat(p, AT_FDCWD, r[0], r[1]))
+    }),
+    call(16, "chown", "sdd", |p, h, r| {
+        R(fsmeta::fchownat(p, h, AT_FDCWD, r[0], r[1], r[2], 0))
+    }),
+    hex(17, "brk", "p", |p, _, r| {
         R(p.aspace.brk(&mut p.machine.mem, r[0]))
     }),
     enosys(18, "osf_getfsstat", "xxx"),
@@ -162,7 +171,9 @@ pub const TABLE: &[Call] = &[
     call(20, "getxpid", "", |p, _, r| R(process::getxpid(p, r.cpu))),
     enosys(21, "osf_mount", "xxx"),
     enosys(22, "umount2", "xxx"),
-    enosys(23, "setuid", "xxx"),
+    call(23, "setuid", "d", |p, _, r| {
+        R(process::setid(p, false, r[0]))
+    }),
     call(24, "getxuid", "", |p, _, r| R(process::getxuid(p, r.cpu))),
     enosys(25, "exec_with_loader", "xxx"),
     enosys(26, "ptrace", "xxx"),
@@ -202,20 +213,22 @@ pub const TABLE: &[Call] = &[
     enosys(50, "osf_setlogin", "xxx"),
     enosys(51, "acct", "xxx"),
     enosys(52, "sigpending", "xxx"),
-    call(54, "ioctl", "dxx", |p, _, r| {
+    call(54, "ioctl", "dxp", |p, _, r| {
         R(files::ioctl(p, r[0], r[1], r[2]))
     }),
     enosys(55, "osf_reboot", "xxx"),
     enosys(56, "osf_revoke", "xxx"),
-    enosys(57, "symlink", "xxx"),
-    call(58, "readlink", "sxd", |p, _, r| {
+    call(57, "symlink", "ss", |p, _, r| {
+        R(fsmeta::symlinkat(p, r[0], AT_FDCWD, r[1]))
+    }),
+    call(58, "readlink", "spd", |p, _, r| {
         R(fsmeta::readlink(p, AT_FDCWD, r[0], r[1], r[2]))
     }),
-    call(59, "execve", "sAA", |p, _, r| {
+    call(59, "execve", "sVV", |p, _, r| {
         crate::linux::process::execve(p, r[0], r[1], r[2])
     }),
     call(60, "umask", "o", |p, _, r| R(Ok(process::umask(p, r[0])))),
-    enosys(61, "chroot", "xxx"),
+    call(61, "chroot", "s", |p, _, r| R(fsmeta::chroot(p, r[0]))),
     enosys(62, "osf_old_fstat", "xxx"),
     call(63, "getpgrp", "", |p, _, r| {
         R(crate::linux::process::pgrp_call(p, r.nr, r.a))
@@ -225,10 +238,10 @@ pub const TABLE: &[Call] = &[
     call(66, "vfork", "", |p, _, r| {
         crate::linux::process::fork(p, r.cpu, crate::linux::process::CLONE_VFORK, [0; 6])
     }),
-    call(67, "stat", "sx", |p, h, r| {
+    call(67, "stat", "sp", |p, h, r| {
         R(fsmeta::stat_path(p, h, AT_FDCWD, r[0], r[1], 0, false))
     }),
-    call(68, "lstat", "sx", |p, h, r| {
+    call(68, "lstat", "sp", |p, h, r| {
         R(fsmeta::stat_path(
             p,
             h,
@@ -241,55 +254,61 @@ pub const TABLE: &[Call] = &[
     }),
     enosys(69, "osf_sbrk", "xxx"),
     enosys(70, "osf_sstk", "xxx"),
-    hex(71, "mmap", "xxPMdx", |p, _, r| R(memory::mmap(p, r.a))),
+    hex(71, "mmap", "pdPMdd", |p, _, r| R(memory::mmap(p, r.a))),
     enosys(72, "osf_old_vadvise", "xxx"),
-    call(73, "munmap", "xx", |p, _, r| {
+    call(73, "munmap", "pd", |p, _, r| {
         R(memory::munmap(p, r[0], r[1]))
     }),
-    call(74, "mprotect", "xxP", |p, _, r| {
+    call(74, "mprotect", "pdP", |p, _, r| {
         R(p.aspace.mprotect(&mut p.machine.mem, r[0], r[1], r[2]))
     }),
-    call(75, "madvise", "xxd", |_, _, _| R(Ok(0))),
+    call(75, "madvise", "pdd", |_, _, _| R(Ok(0))),
     enosys(76, "vhangup", "xxx"),
     enosys(77, "osf_kmodcall", "xxx"),
     enosys(78, "osf_mincore", "xxx"),
-    call(79, "getgroups", "dx", |p, _, r| {
+    call(79, "getgroups", "dp", |p, _, r| {
         R(process::getgroups(p, r[0], r[1]))
     }),
-    enosys(80, "setgroups", "xxx"),
+    call(80, "setgroups", "dp", |p, _, r| {
+        R(process::setgroups(p, r[0], r[1]))
+    }),
     enosys(81, "osf_old_getpgrp", "xxx"),
     enosys(82, "setpgrp", "xxx"),
     enosys(83, "osf_setitimer", "xxx"),
     enosys(84, "osf_old_wait", "xxx"),
     enosys(85, "osf_table", "xxx"),
     enosys(86, "osf_getitimer", "xxx"),
-    enosys(87, "gethostname", "xxx"),
+    call(87, "gethostname", "pd", |p, _, r| {
+        R(process::gethostname(p, r[0], r[1]))
+    }),
     enosys(88, "sethostname", "xxx"),
     enosys(89, "getdtablesize", "xxx"),
     call(90, "dup2", "dd", |p, _, r| R(files::dup2(p, r[0], r[1], 0))),
-    call(91, "fstat", "dx", |p, h, r| {
+    call(91, "fstat", "dp", |p, h, r| {
         R(fsmeta::fstat(p, h, r[0], r[1], false))
     }),
-    call(92, "fcntl", "ddx", |p, h, r| {
-        R(files::fcntl(p, h, r[0], r[1], r[2]))
-    }),
+    call(92, "fcntl", "ddx", |p, h, r| files::fcntl_call(p, h, r)),
     enosys(93, "osf_select", "xxx"),
-    call(94, "poll", "xdd", |p, h, r| {
+    call(94, "poll", "pdd", |p, h, r| {
         poll::poll(p, h, r[0], r[1], poll::ms_timeout(r[2] as i32))
     }),
     call(95, "fsync", "d", |p, h, r| R(files::fsync(p, h, r[0]))),
-    enosys(96, "setpriority", "xxx"),
+    call(96, "setpriority", "ddd", |p, _, r| {
+        R(process::setpriority(p, r[0], r[1], r[2]))
+    }),
     call(97, "socket", "DYd", net),
     call(98, "connect", "dAd", net),
-    call(99, "accept", "dxx", net),
-    enosys(100, "getpriority", "xxx"),
-    call(101, "send", "dxdx", net),
-    call(102, "recv", "dxdx", net),
-    call(103, "sigreturn", "x", |p, _, r| {
+    call(99, "accept", "dpp", net),
+    call(100, "getpriority", "dd", |p, _, r| {
+        R(process::getpriority(p, r[0], r[1]))
+    }),
+    call(101, "send", "dpdx", net),
+    call(102, "recv", "dpdx", net),
+    call(103, "sigreturn", "p", |p, _, r| {
         signals::sigreturn(p, r.cpu, r[0], false)
     }),
     call(104, "bind", "dAd", net),
-    call(105, "setsockopt", "dLNxd", net),
+    call(105, "setsockopt", "dLNpd", net),
     call(106, "listen", "dd", net),
     enosys(107, "osf_plock", "xxx"),
     enosys(108, "osf_old_sigvec", "xxx"),
@@ -297,22 +316,22 @@ pub const TABLE: &[Call] = &[
     enosys(110, "osf_old_sigsetmask", "xxx"),
     enosys(111, "sigsuspend", "xxx"),
     enosys(112, "osf_sigstack", "xxx"),
-    call(113, "recvmsg", "dxx", net),
-    call(114, "sendmsg", "dxx", net),
+    call(113, "recvmsg", "dpx", net),
+    call(114, "sendmsg", "dpx", net),
     enosys(115, "osf_old_vtrace", "xxx"),
-    call(116, "osf_gettimeofday", "xx", |p, _, r| {
+    call(116, "osf_gettimeofday", "pp", |p, _, r| {
         R(time::gettimeofday(p, r[0], r[1]))
     }),
     enosys(117, "osf_getrusage", "xxx"),
-    call(118, "getsockopt", "dLNxx", net),
-    call(120, "readv", "dxd", |p, h, r| {
+    call(118, "getsockopt", "dLNpp", net),
+    call(120, "readv", "dpd", |p, h, r| {
         files::io(
             files::readv_writev(p, h, r[0], r[1], r[2], false),
             r[0],
             true,
         )
     }),
-    call(121, "writev", "dxd", |p, h, r| {
+    call(121, "writev", "dpd", |p, h, r| {
         net::dispatch(p, r.nr, r.a).unwrap_or_else(|| {
             files::io(
                 files::readv_writev(p, h, r[0], r[1], r[2], true),
@@ -322,21 +341,35 @@ pub const TABLE: &[Call] = &[
         })
     }),
     enosys(122, "osf_settimeofday", "xxx"),
-    enosys(123, "fchown", "xxx"),
-    enosys(124, "fchmod", "xxx"),
-    call(125, "recvfrom", "dxdxxx", net),
-    enosys(126, "setreuid", "xxx"),
-    enosys(127, "setregid", "xxx"),
+    call(123, "fchown", "ddd", |p, h, r| {
+        R(fsmeta::fchown(p, h, r[0], r[1], r[2]))
+    }),
+    call(124, "fchmod", "do", |p, h, r| {
+        R(fsmeta::fchmod(p, h, r[0], r[1]))
+    }),
+    call(125, "recvfrom", "dpdxpp", net),
+    call(126, "setreuid", "dd", |p, _, r| {
+        R(process::setresid(p, false, r[0], r[1], u64::MAX))
+    }),
+    call(127, "setregid", "dd", |p, _, r| {
+        R(process::setresid(p, true, r[0], r[1], u64::MAX))
+    }),
     call(128, "rename", "ss", |p, _, r| {
         R(fsmeta::rename(p, AT_FDCWD, r[0], AT_FDCWD, r[1]))
     }),
-    enosys(129, "truncate", "xxx"),
-    enosys(130, "ftruncate", "xxx"),
-    enosys(131, "flock", "xxx"),
-    enosys(132, "setgid", "xxx"),
-    call(133, "sendto", "dxdxAd", net),
+    call(129, "truncate", "sd", |p, _, r| {
+        R(fsmeta::truncate(p, r[0], r[1]))
+    }),
+    call(130, "ftruncate", "dd", |p, h, r| {
+        R(fsmeta::ftruncate(p, h, r[0], r[1]))
+    }),
+    call(131, "flock", "dx", |p, h, r| files::flock(p, h, r[0], r[1])),
+    call(132, "setgid", "d", |p, _, r| {
+        R(process::setid(p, true, r[0]))
+    }),
+    call(133, "sendto", "dpdxAd", net),
     call(134, "shutdown", "dd", net),
-    call(135, "socketpair", "DYdx", net),
+    call(135, "socketpair", "DYdp", net),
     call(136, "mkdir", "so", |p, _, r| {
         R(fsmeta::path_op(p, AT_FDCWD, r[0], |f| {
             std::fs::create_dir(f)
@@ -347,23 +380,27 @@ pub const TABLE: &[Call] = &[
             std::fs::remove_dir(f)
         }))
     }),
-    enosys(138, "osf_utimes", "xxx"),
+    call(138, "osf_utimes", "sp", |p, _, r| {
+        R(fsmeta::futimesat(p, AT_FDCWD, r[0], r[1]))
+    }),
     enosys(139, "osf_old_sigreturn", "xxx"),
     enosys(140, "osf_adjtime", "xxx"),
-    call(141, "getpeername", "dxx", net),
+    call(141, "getpeername", "dpp", net),
     enosys(142, "osf_gethostid", "xxx"),
     enosys(143, "osf_sethostid", "xxx"),
-    call(144, "getrlimit", "dx", |p, _, r| {
-        R(process::prlimit(p, r[0], 0, r[1]))
+    call(144, "getrlimit", "dp", |p, _, r| {
+        R(process::prlimit(p, r[0], 0, r[1], true))
     }),
-    enosys(145, "setrlimit", "xxx"),
+    call(145, "setrlimit", "dp", |p, _, r| {
+        R(process::prlimit(p, r[0], r[1], 0, true))
+    }),
     enosys(146, "osf_old_killpg", "xxx"),
     call(147, "setsid", "", |p, _, r| {
         R(crate::linux::process::pgrp_call(p, r.nr, r.a))
     }),
     enosys(148, "quotactl", "xxx"),
     enosys(149, "osf_oldquota", "xxx"),
-    call(150, "getsockname", "dxx", net),
+    call(150, "getsockname", "dpp", net),
     enosys(153, "osf_pid_block", "xxx"),
     enosys(154, "osf_pid_unblock", "xxx"),
     enosys(156, "sigaction", "xxx"),
@@ -390,7 +427,17 @@ pub const TABLE: &[Call] = &[
     enosys(205, "semget", "xxx"),
     enosys(206, "semop", "xxx"),
     enosys(207, "osf_utsname", "xxx"),
-    enosys(208, "lchown", "xxx"),
+    call(208, "lchown", "sdd", |p, h, r| {
+        R(fsmeta::fchownat(
+            p,
+            h,
+            AT_FDCWD,
+            r[0],
+            r[1],
+            r[2],
+            AT_SYMLINK_NOFOLLOW,
+        ))
+    }),
     enosys(209, "shmat", "xxx"),
     enosys(210, "shmctl", "xxx"),
     enosys(211, "shmdt", "xxx"),
@@ -399,7 +446,9 @@ pub const TABLE: &[Call] = &[
     enosys(214, "osf_getaddressconf", "xxx"),
     enosys(215, "osf_msleep", "xxx"),
     enosys(216, "osf_mwakeup", "xxx"),
-    enosys(217, "msync", "xxx"),
+    call(217, "msync", "pdx", |p, _, r| {
+        R(memory::msync(p, r[0], r[1], r[2]))
+    }),
     enosys(218, "osf_signal", "xxx"),
     enosys(219, "osf_utc_gettime", "xxx"),
     enosys(220, "osf_utc_adjtime", "xxx"),
@@ -416,7 +465,7 @@ pub const TABLE: &[Call] = &[
     call(234, "getsid", "d", |p, _, r| {
         R(crate::linux::process::pgrp_call(p, r.nr, r.a))
     }),
-    call(235, "sigaltstack", "xx", |p, _, r| {
+    call(235, "sigaltstack", "pp", |p, _, r| {
         R(signals::sigaltstack(p, r[0], r[1]))
     }),
     enosys(236, "osf_waitid", "xxx"),
@@ -438,10 +487,10 @@ pub const TABLE: &[Call] = &[
     enosys(253, "osf_audgen", "xxx"),
     enosys(254, "sysfs", "xxx"),
     enosys(255, "osf_subsys_info", "xxx"),
-    call(256, "osf_getsysinfo", "dxdxx", |p, _, r| {
+    call(256, "osf_getsysinfo", "dpdpp", |p, _, r| {
         R(process::osf_getsysinfo(p, r.cpu, r[0], r[1], r[2]))
     }),
-    call(257, "osf_setsysinfo", "dxdxx", |p, _, r| {
+    call(257, "osf_setsysinfo", "dpdpp", |p, _, r| {
         R(process::osf_setsysinfo(p, r.cpu, r[0], r[1], r[2]))
     }),
     enosys(258, "osf_afs_syscall", "xxx"),
@@ -453,51 +502,77 @@ pub const TABLE: &[Call] = &[
     enosys(302, "mount", "xxx"),
     enosys(303, "old_adjtimex", "xxx"),
     enosys(304, "swapoff", "xxx"),
-    enosys(305, "getdents", "xxx"),
+    call(305, "getdents", "dpd", |p, _, r| {
+        R(fsmeta::getdents(p, r[0], r[1], r[2]))
+    }),
     enosys(306, "create_module", "xxx"),
     enosys(307, "init_module", "xxx"),
     enosys(308, "delete_module", "xxx"),
     enosys(309, "get_kernel_syms", "xxx"),
     enosys(310, "syslog", "xxx"),
     enosys(311, "reboot", "xxx"),
-    call(312, "clone", "Cxxxx", |p, _, r| {
+    call(312, "clone", "Cpppp", |p, _, r| {
         crate::linux::thread::clone(p, r.cpu, r.a)
     }),
     enosys(313, "uselib", "xxx"),
-    enosys(314, "mlock", "xxx"),
-    enosys(315, "munlock", "xxx"),
-    enosys(316, "mlockall", "xxx"),
-    enosys(317, "munlockall", "xxx"),
-    enosys(318, "sysinfo", "xxx"),
+    call(314, "mlock", "pd", |p, _, r| {
+        R(memory::mlock(p, r[0], r[1], 0))
+    }),
+    call(315, "munlock", "pd", |p, _, r| {
+        R(memory::mlock(p, r[0], r[1], 0))
+    }),
+    call(316, "mlockall", "x", |_, _, r| R(memory::mlockall(r[0]))),
+    call(317, "munlockall", "", |_, _, _| R(Ok(0))),
+    call(318, "sysinfo", "p", |p, _, r| R(process::sysinfo(p, r[0]))),
     enosys(319, "_sysctl", "xxx"),
     enosys(321, "oldumount", "xxx"),
     enosys(322, "swapon", "xxx"),
-    call(323, "times", "x", |p, _, r| R(time::times(p, r[0]))),
+    call(323, "times", "p", |p, _, r| R(time::times(p, r[0]))),
     enosys(324, "personality", "xxx"),
     enosys(325, "setfsuid", "xxx"),
     enosys(326, "setfsgid", "xxx"),
     enosys(327, "ustat", "xxx"),
-    enosys(328, "statfs", "xxx"),
-    enosys(329, "fstatfs", "xxx"),
-    enosys(330, "sched_setparam", "xxx"),
-    enosys(331, "sched_getparam", "xxx"),
-    enosys(332, "sched_setscheduler", "xxx"),
-    enosys(333, "sched_getscheduler", "xxx"),
+    call(328, "statfs", "sp", |p, _, r| {
+        R(fsmeta::statfs(p, r[0], r[1], false))
+    }),
+    call(329, "fstatfs", "dp", |p, h, r| {
+        R(fsmeta::fstatfs(p, h, r[0], r[1], false))
+    }),
+    call(330, "sched_setparam", "dp", |p, _, r| {
+        R(process::sched_setparam(p, r[0], r[1]))
+    }),
+    call(331, "sched_getparam", "dp", |p, _, r| {
+        R(process::sched_getparam(p, r[0], r[1]))
+    }),
+    call(332, "sched_setscheduler", "ddp", |p, _, r| {
+        R(process::sched_setscheduler(p, r[0], r[1], r[2]))
+    }),
+    call(333, "sched_getscheduler", "d", |p, _, r| {
+        R(process::sched_getscheduler(p, r[0]))
+    }),
     call(334, "sched_yield", "", |p, _, _| process::sched_yield(p)),
-    enosys(335, "sched_get_priority_max", "xxx"),
-    enosys(336, "sched_get_priority_min", "xxx"),
-    enosys(337, "sched_rr_get_interval", "xxx"),
+    call(335, "sched_get_priority_max", "d", |_, _, r| {
+        R(process::sched_priority(r[0], true))
+    }),
+    call(336, "sched_get_priority_min", "d", |_, _, r| {
+        R(process::sched_priority(r[0], false))
+    }),
+    call(337, "sched_rr_get_interval", "dp", |p, _, r| {
+        R(process::sched_rr_get_interval(p, r[0], r[1]))
+    }),
     enosys(338, "afs_syscall", "xxx"),
-    call(339, "uname", "x", |p, _, r| R(process::uname(p, r[0]))),
-    call(340, "nanosleep", "tx", |p, _, r| {
+    call(339, "uname", "p", |p, _, r| R(process::uname(p, r[0]))),
+    call(340, "nanosleep", "tp", |p, _, r| {
         time::sleep(p, time::CLOCK_MONOTONIC, 0, r[0], r[1])
     }),
-    hex(341, "mremap", "xxxx", |p, _, r| {
+    hex(341, "mremap", "pddxp", |p, _, r| {
         R(p.aspace.mremap(&mut p.machine.mem, r[0], r[1], r[2], r[3]))
     }),
     enosys(342, "nfsservctl", "xxx"),
-    enosys(343, "setresuid", "xxx"),
-    call(344, "getresuid", "xxx", |p, _, r| {
+    call(343, "setresuid", "ddd", |p, _, r| {
+        R(process::setresid(p, false, r[0], r[1], r[2]))
+    }),
+    call(344, "getresuid", "ppp", |p, _, r| {
         R(process::put_ids(
             p,
             [r[0], r[1], r[2]],
@@ -508,56 +583,64 @@ pub const TABLE: &[Call] = &[
     enosys(346, "pciconfig_write", "xxx"),
     enosys(347, "query_module", "xxx"),
     call(348, "prctl", "dxxxx", |_, _, _| R(Err(EINVAL))),
-    call(349, "pread64", "dxdd", |p, _, r| {
+    call(349, "pread64", "dpdd", |p, _, r| {
         R(files::pread(p, r[0], r[1], r[2], r[3]))
     }),
-    enosys(350, "pwrite64", "xxx"),
-    call(351, "rt_sigreturn", "x", |p, _, r| {
+    call(350, "pwrite64", "dpdd", |p, _, r| {
+        R(files::pwrite(p, r[0], r[1], r[2], r[3]))
+    }),
+    call(351, "rt_sigreturn", "p", |p, _, r| {
         signals::sigreturn(p, r.cpu, r[0], true)
     }),
-    call(352, "rt_sigaction", "dxxdx", |p, _, r| {
+    call(352, "rt_sigaction", "dppdp", |p, _, r| {
         R(signals::rt_sigaction(p, r[0], r[1], r[2], r[3], r[4]))
     }),
-    call(353, "rt_sigprocmask", "dxxd", |p, _, r| {
+    call(353, "rt_sigprocmask", "dppd", |p, _, r| {
         R(signals::rt_sigprocmask(p, r[0], r[1], r[2], r[3]))
     }),
-    call(354, "rt_sigpending", "xd", |p, _, r| {
+    call(354, "rt_sigpending", "pd", |p, _, r| {
         R(signals::rt_sigpending(p, r[0]))
     }),
     enosys(355, "rt_sigtimedwait", "xxx"),
     enosys(356, "rt_sigqueueinfo", "xxx"),
-    call(357, "rt_sigsuspend", "xd", |p, _, r| {
+    call(357, "rt_sigsuspend", "pd", |p, _, r| {
         signals::rt_sigsuspend(p, r[0], r[1])
     }),
-    call(358, "select", "dxxxx", |p, h, r| {
+    call(358, "select", "dpppp", |p, h, r| {
         poll::select_call(p, h, r.a)
     }),
-    call(359, "gettimeofday", "xx", |p, _, r| {
+    call(359, "gettimeofday", "pp", |p, _, r| {
         R(time::gettimeofday(p, r[0], r[1]))
     }),
     enosys(360, "settimeofday", "xxx"),
-    call(361, "getitimer", "wx", |p, _, r| {
+    call(361, "getitimer", "wp", |p, _, r| {
         R(time::getitimer(p, r[0], r[1]))
     }),
-    call(362, "setitimer", "wxx", |p, _, r| {
+    call(362, "setitimer", "wpp", |p, _, r| {
         R(time::setitimer(p, r[0], r[1], r[2]))
     }),
-    enosys(363, "utimes", "xxx"),
-    call(364, "getrusage", "dx", |p, _, r| {
+    call(363, "utimes", "sp", |p, _, r| {
+        R(fsmeta::futimesat(p, AT_FDCWD, r[0], r[1]))
+    }),
+    call(364, "getrusage", "dp", |p, _, r| {
         R(time::getrusage(p, r[0], r[1]))
     }),
-    call(365, "wait4", "dxWx", |p, _, r| {
+    call(365, "wait4", "dpWp", |p, _, r| {
         crate::linux::process::wait4(p, r[0] as i64, r[1], r[2], r[3])
     }),
     enosys(366, "adjtimex", "xxx"),
-    call(367, "getcwd", "xd", |p, _, r| {
+    call(367, "getcwd", "pd", |p, _, r| {
         R(fsmeta::getcwd(p, r[0], r[1]))
     }),
     enosys(368, "capget", "xxx"),
     enosys(369, "capset", "xxx"),
-    enosys(370, "sendfile", "xxx"),
-    enosys(371, "setresgid", "xxx"),
-    call(372, "getresgid", "xxx", |p, _, r| {
+    call(370, "sendfile", "ddpd", |p, h, r| {
+        R(files::sendfile(p, h, r[0], r[1], r[2], r[3]))
+    }),
+    call(371, "setresgid", "ddd", |p, _, r| {
+        R(process::setresid(p, true, r[0], r[1], r[2]))
+    }),
+    call(372, "getresgid", "ppp", |p, _, r| {
         R(process::put_ids(
             p,
             [r[0], r[1], r[2]],
@@ -566,9 +649,11 @@ pub const TABLE: &[Call] = &[
     }),
     enosys(373, "dipc", "xxx"),
     enosys(374, "pivot_root", "xxx"),
-    enosys(375, "mincore", "xxx"),
+    call(375, "mincore", "pdp", |p, _, r| {
+        R(memory::mincore(p, r[0], r[1], r[2]))
+    }),
     enosys(376, "pciconfig_iobase", "xxx"),
-    call(377, "getdents64", "dxd", |p, _, r| {
+    call(377, "getdents64", "dpd", |p, _, r| {
         R(fsmeta::getdents64(p, r[0], r[1], r[2]))
     }),
     call(378, "gettid", "", |p, _, _| {
@@ -590,11 +675,15 @@ pub const TABLE: &[Call] = &[
     enosys(391, "removexattr", "xxx"),
     enosys(392, "lremovexattr", "xxx"),
     enosys(393, "fremovexattr", "xxx"),
-    call(394, "futex", "xdxxxx", |p, _, r| {
+    call(394, "futex", "pddppd", |p, _, r| {
         crate::linux::thread::futex(p, r.a)
     }),
-    enosys(395, "sched_setaffinity", "xxx"),
-    enosys(396, "sched_getaffinity", "xxx"),
+    call(395, "sched_setaffinity", "ddp", |p, _, r| {
+        R(process::sched_setaffinity(p, r[0], r[1], r[2]))
+    }),
+    call(396, "sched_getaffinity", "ddp", |p, _, r| {
+        R(process::sched_getaffinity(p, r[0], r[1], r[2]))
+    }),
     enosys(397, "tuxcall", "xxx"),
     enosys(398, "io_setup", "xxx"),
     enosys(399, "io_destroy", "xxx"),
@@ -604,21 +693,23 @@ pub const TABLE: &[Call] = &[
     call(405, "exit_group", "d", |_, _, r| Outcome::Exit(r[0] as u8)),
     enosys(406, "lookup_dcookie", "xxx"),
     call(407, "epoll_create", "d", epoll),
-    call(408, "epoll_ctl", "dddx", epoll),
-    call(409, "epoll_wait", "dxdd", epoll),
+    call(408, "epoll_ctl", "dddp", epoll),
+    call(409, "epoll_wait", "dpdd", epoll),
     enosys(410, "remap_file_pages", "xxx"),
-    call(411, "set_tid_address", "x", |p, _, r| {
+    call(411, "set_tid_address", "p", |p, _, r| {
         R(process::set_tid_address(p, r[0]))
     }),
     enosys(412, "restart_syscall", "xxx"),
-    enosys(413, "fadvise64", "xxx"),
-    call(414, "timer_create", "cxx", |p, _, r| {
+    call(413, "fadvise64", "dddd", |p, h, r| {
+        R(files::fadvise64(p, h, r[0], r[1], r[2], r[3]))
+    }),
+    call(414, "timer_create", "cpp", |p, _, r| {
         R(time::timer_create(p, r[0], r[1], r[2]))
     }),
-    call(415, "timer_settime", "dTxx", |p, _, r| {
+    call(415, "timer_settime", "dTpp", |p, _, r| {
         R(time::timer_settime(p, r[0], r[1], r[2], r[3]))
     }),
-    call(416, "timer_gettime", "dx", |p, _, r| {
+    call(416, "timer_gettime", "dp", |p, _, r| {
         R(time::timer_gettime(p, r[0], r[1]))
     }),
     call(417, "timer_getoverrun", "d", |p, _, r| {
@@ -628,23 +719,23 @@ pub const TABLE: &[Call] = &[
         R(time::timer_delete(p, r[0]))
     }),
     enosys(419, "clock_settime", "xxx"),
-    call(420, "clock_gettime", "cx", |p, _, r| {
+    call(420, "clock_gettime", "cp", |p, _, r| {
         R(time::clock_gettime(p, r[0], r[1]))
     }),
-    call(421, "clock_getres", "cx", |p, _, r| {
+    call(421, "clock_getres", "cp", |p, _, r| {
         R(time::clock_getres(p, r[0], r[1]))
     }),
-    call(422, "clock_nanosleep", "cTtx", |p, _, r| {
+    call(422, "clock_nanosleep", "cTtp", |p, _, r| {
         time::sleep(p, r[0], r[1], r[2], r[3])
     }),
     enosys(423, "semtimedop", "xxx"),
     call(424, "tgkill", "ddS", |p, _, r| {
         R(signals::kill(p, r[1] as i64, r[2], true))
     }),
-    call(425, "stat64", "sx", |p, h, r| {
+    call(425, "stat64", "sp", |p, h, r| {
         R(fsmeta::stat_path(p, h, AT_FDCWD, r[0], r[1], 0, true))
     }),
-    call(426, "lstat64", "sx", |p, h, r| {
+    call(426, "lstat64", "sp", |p, h, r| {
         R(fsmeta::stat_path(
             p,
             h,
@@ -655,7 +746,7 @@ pub const TABLE: &[Call] = &[
             true,
         ))
     }),
-    call(427, "fstat64", "dx", |p, h, r| {
+    call(427, "fstat64", "dp", |p, h, r| {
         R(fsmeta::fstat(p, h, r[0], r[1], true))
     }),
     enosys(428, "vserver", "xxx"),
@@ -668,7 +759,7 @@ pub const TABLE: &[Call] = &[
     enosys(435, "mq_timedreceive", "xxx"),
     enosys(436, "mq_notify", "xxx"),
     enosys(437, "mq_getsetattr", "xxx"),
-    call(438, "waitid", "ddxWx", |p, _, r| {
+    call(438, "waitid", "ddpWp", |p, _, r| {
         crate::linux::process::waitid(p, r[0], r[1], r[2], r[3])
     }),
     enosys(439, "add_key", "xxx"),
@@ -688,10 +779,16 @@ pub const TABLE: &[Call] = &[
     call(451, "mkdirat", "fso", |p, _, r| {
         R(fsmeta::path_op(p, r[0], r[1], |f| std::fs::create_dir(f)))
     }),
-    enosys(452, "mknodat", "xxx"),
-    enosys(453, "fchownat", "xxx"),
-    enosys(454, "futimesat", "xxx"),
-    call(455, "fstatat64", "fsxx", |p, h, r| {
+    call(452, "mknodat", "fsox", |p, _, r| {
+        R(fsmeta::mknodat(p, r[0], r[1], r[2], r[3]))
+    }),
+    call(453, "fchownat", "fsddx", |p, h, r| {
+        R(fsmeta::fchownat(p, h, r[0], r[1], r[2], r[3], r[4]))
+    }),
+    call(454, "futimesat", "fsp", |p, _, r| {
+        R(fsmeta::futimesat(p, r[0], r[1], r[2]))
+    }),
+    call(455, "fstatat64", "fspx", |p, h, r| {
         R(fsmeta::stat_path(p, h, r[0], r[1], r[2], r[3], true))
     }),
     call(456, "unlinkat", "fsx", |p, _, r| {
@@ -700,21 +797,29 @@ pub const TABLE: &[Call] = &[
     call(457, "renameat", "fsfs", |p, _, r| {
         R(fsmeta::rename(p, r[0], r[1], r[2], r[3]))
     }),
-    enosys(458, "linkat", "xxx"),
-    enosys(459, "symlinkat", "xxx"),
-    call(460, "readlinkat", "fsxd", |p, _, r| {
+    call(458, "linkat", "fsfsx", |p, _, r| {
+        R(fsmeta::linkat(p, r[0], r[1], r[2], r[3], r[4]))
+    }),
+    call(459, "symlinkat", "sfs", |p, _, r| {
+        R(fsmeta::symlinkat(p, r[0], r[1], r[2]))
+    }),
+    call(460, "readlinkat", "fspd", |p, _, r| {
         R(fsmeta::readlink(p, r[0], r[1], r[2], r[3]))
     }),
-    enosys(461, "fchmodat", "xxx"),
+    call(461, "fchmodat", "fso", |p, _, r| {
+        R(fsmeta::fchmodat(p, r[0], r[1], r[2]))
+    }),
     call(462, "faccessat", "fsd", |p, _, r| {
         R(fsmeta::access(p, r[0], r[1], r[2]))
     }),
-    call(463, "pselect6", "dxxxxx", |p, h, r| {
+    call(463, "pselect6", "dppppp", |p, h, r| {
         poll::pselect6(p, h, r.a)
     }),
-    call(464, "ppoll", "xdxxd", |p, h, r| poll::ppoll(p, h, r.a)),
+    call(464, "ppoll", "pdppd", |p, h, r| poll::ppoll(p, h, r.a)),
     enosys(465, "unshare", "xxx"),
-    enosys(466, "set_robust_list", "xd"),
+    call(466, "set_robust_list", "pd", |p, _, r| {
+        R(process::set_robust_list(p, r[0], r[1]))
+    }),
     enosys(467, "get_robust_list", "xxx"),
     enosys(468, "splice", "xxx"),
     enosys(469, "sync_file_range", "xxx"),
@@ -722,68 +827,104 @@ pub const TABLE: &[Call] = &[
     enosys(471, "vmsplice", "xxx"),
     enosys(472, "move_pages", "xxx"),
     enosys(473, "getcpu", "xxx"),
-    call(474, "epoll_pwait", "dxddxd", epoll),
-    enosys(475, "utimensat", "xxx"),
+    call(474, "epoll_pwait", "dpddpd", epoll),
+    call(475, "utimensat", "fspx", |p, h, r| {
+        R(fsmeta::utimensat(p, h, r[0], r[1], r[2], r[3]))
+    }),
     enosys(476, "signalfd", "xxx"),
     enosys(477, "timerfd", "xxx"),
     call(478, "eventfd", "d", net),
-    call(479, "recvmmsg", "dxdxx", net),
-    enosys(480, "fallocate", "xxx"),
+    call(479, "recvmmsg", "dpdxp", net),
+    call(480, "fallocate", "dxdd", |p, h, r| {
+        R(files::fallocate(p, h, r[0], r[1], r[2], r[3]))
+    }),
     call(481, "timerfd_create", "cx", epoll),
-    call(482, "timerfd_settime", "dTxx", epoll),
-    call(483, "timerfd_gettime", "dx", epoll),
+    call(482, "timerfd_settime", "dTpp", epoll),
+    call(483, "timerfd_gettime", "dp", epoll),
     enosys(484, "signalfd4", "xxx"),
     call(485, "eventfd2", "dx", net),
     call(486, "epoll_create1", "x", epoll),
     call(487, "dup3", "ddx", |p, _, r| {
         R(files::dup2(p, r[0], r[1], r[2]))
     }),
-    call(488, "pipe2", "xx", |p, _, r| R(files::pipe2(p, r[0], r[1]))),
+    call(488, "pipe2", "px", |p, _, r| R(files::pipe2(p, r[0], r[1]))),
     enosys(489, "inotify_init1", "xxx"),
-    enosys(490, "preadv", "xxx"),
-    enosys(491, "pwritev", "xxx"),
+    call(490, "preadv", "dpdd", |p, h, r| {
+        R(files::preadv_pwritev(
+            p, h, r[0], r[1], r[2], r[3], 0, false,
+        ))
+    }),
+    call(491, "pwritev", "dpdd", |p, h, r| {
+        R(files::preadv_pwritev(p, h, r[0], r[1], r[2], r[3], 0, true))
+    }),
     enosys(492, "rt_tgsigqueueinfo", "xxx"),
     enosys(493, "perf_event_open", "xxx"),
     enosys(494, "fanotify_init", "xxx"),
     enosys(495, "fanotify_mark", "xxx"),
-    call(496, "prlimit64", "ddxx", |p, _, r| {
-        R(process::prlimit(p, r[1], r[2], r[3]))
+    call(496, "prlimit64", "ddpp", |p, _, r| {
+        R(process::prlimit(p, r[1], r[2], r[3], false))
     }),
     enosys(497, "name_to_handle_at", "xxx"),
     enosys(498, "open_by_handle_at", "xxx"),
     enosys(499, "clock_adjtime", "xxx"),
     enosys(500, "syncfs", "xxx"),
     enosys(501, "setns", "xxx"),
-    call(502, "accept4", "dxxx", net),
-    call(503, "sendmmsg", "dxdx", net),
+    call(502, "accept4", "dppx", net),
+    call(503, "sendmmsg", "dpdx", net),
     enosys(504, "process_vm_readv", "xxx"),
     enosys(505, "process_vm_writev", "xxx"),
     enosys(506, "kcmp", "xxx"),
     enosys(507, "finit_module", "xxx"),
     enosys(508, "sched_setattr", "xxx"),
     enosys(509, "sched_getattr", "xxx"),
-    enosys(510, "renameat2", "xxx"),
-    call(511, "getrandom", "xdx", |p, _, r| {
+    call(510, "renameat2", "fsfsx", |p, _, r| {
+        R(fsmeta::renameat2(p, r[0], r[1], r[2], r[3], r[4]))
+    }),
+    call(511, "getrandom", "pdx", |p, _, r| {
         R(process::getrandom(p, r[0], r[1]))
     }),
-    enosys(512, "memfd_create", "xxx"),
+    call(512, "memfd_create", "sx", |p, _, r| {
+        R(files::memfd_create(p, r[0], r[1]))
+    }),
     enosys(513, "execveat", "xxx"),
     enosys(514, "seccomp", "xxx"),
     enosys(515, "bpf", "xxx"),
     enosys(516, "userfaultfd", "xxx"),
-    enosys(517, "membarrier", "xxx"),
-    enosys(518, "mlock2", "xxx"),
-    enosys(519, "copy_file_range", "xxx"),
-    enosys(520, "preadv2", "xxx"),
-    enosys(521, "pwritev2", "xxx"),
-    enosys(522, "statx", "fsxxx"),
+    call(517, "membarrier", "xxd", |_, _, r| {
+        R(process::membarrier(r[0], r[1]))
+    }),
+    call(518, "mlock2", "pdx", |p, _, r| {
+        R(memory::mlock(p, r[0], r[1], r[2]))
+    }),
+    call(519, "copy_file_range", "dpdpdx", |p, h, r| {
+        R(files::copy_file_range(
+            p, h, r[0], r[1], r[2], r[3], r[4], r[5],
+        ))
+    }),
+    call(520, "preadv2", "dpdddx", |p, h, r| {
+        R(files::preadv_pwritev(
+            p, h, r[0], r[1], r[2], r[3], r[5], false,
+        ))
+    }),
+    call(521, "pwritev2", "dpdddx", |p, h, r| {
+        R(files::preadv_pwritev(
+            p, h, r[0], r[1], r[2], r[3], r[5], true,
+        ))
+    }),
+    call(522, "statx", "fsxxp", |p, h, r| {
+        R(fsmeta::statx(p, h, r[0], r[1], r[2], r[3], r[4]))
+    }),
     enosys(523, "io_pgetevents", "xxx"),
     enosys(524, "pkey_mprotect", "xxx"),
     enosys(525, "pkey_alloc", "xxx"),
     enosys(526, "pkey_free", "xxx"),
-    enosys(527, "rseq", "xdxx"),
-    enosys(528, "statfs64", "xxx"),
-    enosys(529, "fstatfs64", "xxx"),
+    enosys(527, "rseq", "pdxx"),
+    call(528, "statfs64", "sp", |p, _, r| {
+        R(fsmeta::statfs(p, r[0], r[1], true))
+    }),
+    call(529, "fstatfs64", "dp", |p, h, r| {
+        R(fsmeta::fstatfs(p, h, r[0], r[1], true))
+    }),
     call(530, "getegid", "", |p, _, _| R(Ok(p.id.egid as u64))),
     call(531, "geteuid", "", |p, _, _| R(Ok(p.id.euid as u64))),
     call(532, "getppid", "", |p, _, _| R(Ok(p.id.ppid as u64))),
@@ -798,14 +939,16 @@ pub const TABLE: &[Call] = &[
     enosys(542, "fsmount", "xxx"),
     enosys(543, "fspick", "xxx"),
     enosys(544, "pidfd_open", "xxx"),
-    enosys(546, "close_range", "xxx"),
+    call(546, "close_range", "ddx", |p, _, r| {
+        R(files::close_range(p, r[0], r[1], r[2]))
+    }),
     enosys(547, "openat2", "xxx"),
     enosys(548, "pidfd_getfd", "xxx"),
     call(549, "faccessat2", "fsdx", |p, _, r| {
         R(fsmeta::access(p, r[0], r[1], r[2]))
     }),
     enosys(550, "process_madvise", "xxx"),
-    call(551, "epoll_pwait2", "dxdxxd", epoll),
+    call(551, "epoll_pwait2", "dpdppd", epoll),
     enosys(552, "mount_setattr", "xxx"),
     enosys(553, "quotactl_fd", "xxx"),
     enosys(554, "landlock_create_ruleset", "xxx"),

@@ -87,14 +87,33 @@ pub(crate) fn strace_args(p: &Process, nr: u64, a: &[u64; 6]) -> String {
             'C' => crate::linux::process::clone_flag_names(v),
             'W' => crate::linux::process::wait_option_names(v),
             'S' if (1..=signal::NSIG as u64).contains(&v) => signal::name(v as u8),
-            'A' if v != 0 => crate::linux::process::strace_str_array(p, v),
-            's' => match read_cstr(p, v) {
-                Ok(s) => format!("\"{}\"", String::from_utf8_lossy(&s)),
+            'V' if v != 0 => crate::linux::process::strace_str_array(p, v),
+            's' if v != 0 => match read_cstr(p, v) {
+                Ok(s) => quote(&s),
                 Err(_) => format!("0x{v:x}"),
             },
-            _ if v == 0 => "NULL".to_string(),
+            'p' | 'V' | 's' if v == 0 => "NULL".to_string(),
             _ => format!("0x{v:x}"),
         });
     }
     parts.join(",")
+}
+
+/// A guest string as strace prints it: in double quotes, printable ASCII
+/// as is, `"` and backslash escaped, other bytes as C escapes (`\n`, `\xc3`).
+pub(crate) fn quote(s: &[u8]) -> String {
+    let mut out = String::from("\"");
+    for &b in s {
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\t' => out.push_str("\\t"),
+            b'\r' => out.push_str("\\r"),
+            0x20..=0x7e => out.push(b as char),
+            _ => out.push_str(&format!("\\x{b:02x}")),
+        }
+    }
+    out.push('"');
+    out
 }
