@@ -58,7 +58,6 @@
 //!   `show_cpuinfo`), and `/proc/self/maps` cannot be opened for writing
 //!   (EACCES); qemu-alpha 7.2 shows no `[heap]`, passes the host's status
 //!   and cpuinfo through, and opens maps for writing.
-//!
 //! - `sys_process`: Linux's `set_robust_list` records the list (0, and
 //!   EINVAL for a length other than 24, kernel/futex/syscalls.c); qemu-alpha
 //!   7.2 answers ENOSYS for every call.
