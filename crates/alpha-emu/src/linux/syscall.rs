@@ -474,7 +474,7 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
         // getxpid, getxuid, getxgid: the second value in a4 (r20), the
         // OSF convention (parent pid, euid, egid).
         20 => {
-            p.machine.cpus[c].r[20] = p.id.ppid as u64;
+            p.machine.cpus[c].r[20] = super::process::parent_pid(p) as u64;
             R(Ok(p.id.pid as u64))
         }
         24 => {
@@ -487,7 +487,7 @@ pub fn dispatch(p: &mut Process, host: &mut dyn Host, c: usize, nr: u64, a: [u64
         }
         530 => R(Ok(p.id.egid as u64)),
         531 => R(Ok(p.id.euid as u64)),
-        532 => R(Ok(p.id.ppid as u64)),
+        532 => R(Ok(super::process::parent_pid(p) as u64)),
         60 => R(Ok(umask(p, a[0]))),
         344 => R(put_ids(
             p,
