@@ -918,9 +918,33 @@ fn read_str_array(p: &Process, addr: u64) -> Result<Vec<String>, u64> {
         if ptr == 0 {
             return Ok(v);
         }
-        v.push(String::from_utf8_lossy(&read_cstr(p, ptr)?).into_owned());
+        v.push(String::from_utf8_lossy(&read_arg(p, ptr)?).into_owned());
     }
     Err(E2BIG)
+}
+
+/// Linux's `MAX_ARG_STRLEN`: one argument or environment string, its
+/// terminator included, may be 32 pages long (`include/uapi/linux/binfmts.h`);
+/// a longer one makes `execve` fail with E2BIG.
+const MAX_ARG_STRLEN: usize = 32 * 4096;
+
+/// One `execve` argument or environment string (E2BIG past
+/// [`MAX_ARG_STRLEN`], EFAULT on a bad address).
+fn read_arg(p: &Process, addr: u64) -> Result<Vec<u8>, u64> {
+    let mut out = Vec::new();
+    let mut a = addr;
+    loop {
+        let mut b = [0u8; 1];
+        p.machine.mem.read_user(a, &mut b).map_err(|_| EFAULT)?;
+        if b[0] == 0 {
+            return Ok(out);
+        }
+        out.push(b[0]);
+        if out.len() >= MAX_ARG_STRLEN {
+            return Err(E2BIG);
+        }
+        a = a.wrapping_add(1);
+    }
 }
 
 /// Where guest path `path` is on the host: a guest `/proc` link is
@@ -957,7 +981,11 @@ fn read_executable(host: &std::path::Path) -> Result<Vec<u8>, u64> {
     if unsafe { libc::access(c.as_ptr(), libc::X_OK) } != 0 {
         return Err(EACCES);
     }
-    std::fs::read(host).map_err(|e| fs::host_errno(&e))
+    crate::hostfile::read_file(host, crate::hostfile::MAX_ELF).map_err(|e| match e {
+        crate::hostfile::ReadError::Io(e) => fs::host_errno(&e),
+        crate::hostfile::ReadError::NotRegular(_) => EACCES,
+        crate::hostfile::ReadError::TooBig { .. } => ENOMEM,
+    })
 }
 
 /// `#!interp [arg]` of a script, as binfmt_script splits it.
