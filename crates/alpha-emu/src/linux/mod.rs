@@ -24,10 +24,11 @@ pub mod registry;
 pub mod sched;
 pub mod signal;
 pub mod stack;
+pub mod sys;
 pub mod syscall;
-pub mod sysnames;
 pub mod thread;
 pub mod time;
+pub mod uaccess;
 
 pub use thread::{Thread, ThreadState};
 
