@@ -235,3 +235,35 @@ fn disasm_refuses_words_past_the_top_of_the_address_space() {
         ["fffffffffffffff4", "fffffffffffffff8", "fffffffffffffffc"]
     );
 }
+
+/// The program interpreter a dynamic ELF names is read the same way: one
+/// naming `/dev/zero` is refused at once instead of read for ever.
+#[test]
+fn an_interpreter_that_is_a_device_is_refused() {
+    let Some(gcc) = testkit::alpha_gcc("an_interpreter_that_is_a_device_is_refused") else {
+        return;
+    };
+    let dir = scratch("interp");
+    let prog = testkit::compile_c(&gcc, &dir, "dyn", "int main(void) { return 0; }\n", &[]);
+    let mut elf = std::fs::read(&prog).unwrap();
+    let at = elf
+        .windows(5)
+        .position(|w| w == b"/lib/")
+        .expect("a PT_INTERP path");
+    let end = at + elf[at..].iter().position(|&b| b == 0).unwrap();
+    assert!(end - at >= "/dev/zero".len());
+    elf[at..end].fill(0);
+    elf[at..at + 9].copy_from_slice(b"/dev/zero");
+    let patched = dir.join("dyn-zero");
+    std::fs::write(&patched, &elf).unwrap();
+    let o = bounded(
+        &["alpha", "run", &patched.display().to_string()].map(String::from),
+        Stdio::null(),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let line = common::one_stderr_line(&o);
+    assert!(
+        line.contains("program interpreter /dev/zero: not a regular file (a character device)"),
+        "{line}"
+    );
+}

@@ -253,6 +253,13 @@ fn env_soft() -> usize {
     *S.get_or_init(|| (env_u64("SUBWORD_FUZZ_INPUT_MIB", 256) << 20) as usize)
 }
 
+/// Held by each target for its whole run: the heap counters and the
+/// current input are process-wide, so targets (test threads) take turns.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static M: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    M.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Runs target `name`: `default_cases` inputs from `strategy` (or
 /// `SUBWORD_FUZZ_CASES`), at seed `SUBWORD_FUZZ_SEED` (default 0).
 fn fuzz<S: Strategy>(
@@ -263,6 +270,7 @@ fn fuzz<S: Strategy>(
 ) where
     S::Value: fmt::Debug,
 {
+    let _turn = one_at_a_time();
     watchdog();
     let cases = env_u64("SUBWORD_FUZZ_CASES", default_cases);
     let seed = env_u64("SUBWORD_FUZZ_SEED", 0);
@@ -882,4 +890,16 @@ fn fuzz_option_values() {
             assert!(!e.chars().any(char::is_control), "{e:?}");
         })
     });
+}
+
+/// The harness itself: an input whose heap peaks past the per-input cap
+/// fails, and one that frees what it takes does not.
+#[test]
+fn harness_fails_an_input_whose_heap_passes_the_cap() {
+    let _turn = one_at_a_time();
+    let over = env_soft() + (1 << 20);
+    let r = exec(b"big", || std::hint::black_box(vec![0u8; over]).len());
+    assert!(r.is_err(), "{over} bytes passed the cap");
+    let r = exec(b"small", || std::hint::black_box(vec![0u8; 4096]).len());
+    assert_eq!(r.ok(), Some(4096));
 }
