@@ -14,18 +14,10 @@
 use crate::{CmdResult, ExploreMergeArgs, Failure, Outcome};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
-use std::io::Read;
 
 fn read(name: &str) -> Result<Value, Failure> {
-    let text = if name == "-" {
-        let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
-            .map_err(|e| Failure(format!("standard input: {e}")))?;
-        s
-    } else {
-        std::fs::read_to_string(name).map_err(|e| Failure(format!("{name}: {e}")))?
-    };
+    let text =
+        crate::files::read_text(name.as_ref(), crate::files::Input::Shard).map_err(Failure)?;
     let v: Value = serde_json::from_str(&text)
         .map_err(|e| Failure(format!("{name}: not `alpha explore --json` output: {e}")))?;
     if !v["schedules_run"].is_u64() || !v["findings"].is_array() {
