@@ -13,6 +13,7 @@
 //! alone (as cargo does); with stderr redirected, or `--json`, nothing of
 //! it is drawn anywhere. The report on stdout never carries any of it.
 
+use super::explore_json::{Explore, ExploreOptions, Finding, StoreSite};
 use crate::{CmdResult, ExploreArgs, Failure, Outcome};
 use alpha_emu::explore::{self, replay::Schedule, Found, Reported, Settings, Strategy};
 use alpha_emu::linux::Options;
@@ -191,6 +192,9 @@ fn replay_command(a: &ExploreArgs, m: &ModelRun, sched: &Schedule) -> String {
     if let Some(m) = a.max_insns {
         v.push(format!("--max-insns {m}"));
     }
+    if let Some(m) = a.max_memory {
+        v.push(format!("--max-memory {m}"));
+    }
     v.push(format!("--replay {sched}"));
     v.push(m.program.clone());
     v.extend(a.program.iter().skip(1).cloned());
@@ -364,14 +368,39 @@ fn write_finding(
 }
 
 fn parse_shard(s: &str) -> Result<(u64, u64), Failure> {
-    let bad = || Failure(format!("--shard {s}: expected I/N with 1 <= I <= N"));
-    let (i, n) = s.split_once('/').ok_or_else(bad)?;
-    let i: u64 = i.trim().parse().map_err(|_| bad())?;
-    let n: u64 = n.trim().parse().map_err(|_| bad())?;
-    if n == 0 || i == 0 || i > n {
-        return Err(bad());
+    super::explore_json::parse_shard(s).ok_or_else(|| {
+        Failure(format!(
+            "--shard {}: expected I/N with 1 <= I <= N (decimal or 0x hex)",
+            super::explore_json::one_line(s)
+        ))
+    })
+}
+
+/// `--svg FILE` must be writable before any schedule runs, so a long run
+/// does not end in "cannot write". An existing file is opened for
+/// appending (and left as it is); a new one is created and removed again.
+fn check_writable(path: &std::path::Path) -> Result<(), Failure> {
+    let fail = |e: std::io::Error| Failure(format!("--svg {}: {e}", path.display()));
+    if path.is_dir() {
+        return Err(Failure(format!(
+            "--svg {}: is a directory, not a file",
+            path.display()
+        )));
     }
-    Ok((i, n))
+    if path.exists() {
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(fail)?;
+    } else {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(fail)?;
+        std::fs::remove_file(path).map_err(fail)?;
+    }
+    Ok(())
 }
 
 /// One model's exploration, for printing.
@@ -473,6 +502,27 @@ pub fn run(a: ExploreArgs) -> CmdResult {
         Some(r) => Some(Schedule::parse(r).map_err(Failure)?),
         None => None,
     };
+    if a.max_memory == Some(0) {
+        return Err(Failure(
+            "--max-memory 0: the cap must be above 0 bytes (leave the option out for no cap)"
+                .into(),
+        ));
+    }
+    if let Some(p) = a
+        .program
+        .first()
+        .filter(|p| p.starts_with('-') && p.len() > 1)
+    {
+        // Options end at PROGRAM, so an option clap does not know lands
+        // here: name it as what it is rather than as a missing file.
+        return Err(Failure(format!(
+            "unknown option `{}` before PROGRAM (see subword alpha explore --help)",
+            super::explore_json::one_line(p)
+        )));
+    }
+    if let Some(svg) = &a.svg {
+        check_writable(svg)?;
+    }
     if a.schedules == Some(0) {
         return Err(Failure("--schedules must be at least 1".into()));
     }
@@ -538,6 +588,7 @@ pub fn run(a: ExploreArgs) -> CmdResult {
         let mut opts = Options::new(m, argv);
         opts.lock_range = lock_range;
         opts.sysroot = a.sysroot.clone();
+        opts.max_memory = a.max_memory;
         let mut s = Settings::new(opts);
         s.strategy = strategy;
         s.schedules = a.schedules.unwrap_or(1000);
@@ -608,7 +659,10 @@ pub fn run(a: ExploreArgs) -> CmdResult {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let res = if a.json {
-        writeln!(out, "{}", to_json(&a, &runs, strategy))
+        let doc = to_json(&a, &runs, strategy).map_err(Failure)?;
+        let text =
+            serde_json::to_string(&doc).map_err(|e| Failure(format!("writing the report: {e}")))?;
+        writeln!(out, "{text}")
     } else {
         write_text(&mut out, &a, &runs, strategy)
     };
@@ -746,7 +800,35 @@ fn disappearing(runs: &[ModelRun]) -> Vec<String> {
     gone
 }
 
-fn to_json(a: &ExploreArgs, runs: &[ModelRun], strategy: Strategy) -> Value {
+/// A finding's JSON object as the typed model's [`Finding`]: the fields
+/// the merge computes with taken out of `v`, the rest kept as they are.
+fn typed_finding(v: Value, cpu: &str, r: &Reported) -> Finding {
+    let mut extra = match v {
+        Value::Object(m) => m,
+        _ => serde_json::Map::new(),
+    };
+    let mut take_str = |k: &str| match extra.remove(k) {
+        Some(Value::String(s)) => Some(s),
+        _ => None,
+    };
+    let site = take_str("site").unwrap_or_default();
+    let source_site = take_str("source_site");
+    let kind = take_str("kind").unwrap_or_default();
+    extra.remove("cpu");
+    extra.remove("schedule");
+    extra.remove("hits");
+    Finding {
+        kind,
+        cpu: cpu.to_string(),
+        site,
+        source_site,
+        schedule: r.first_schedule,
+        hits: r.hits,
+        extra,
+    }
+}
+
+fn to_json(a: &ExploreArgs, runs: &[ModelRun], strategy: Strategy) -> Result<Explore, String> {
     let mut findings = Vec::new();
     for m in runs {
         for (r, code) in m.findings() {
@@ -755,7 +837,7 @@ fn to_json(a: &ExploreArgs, runs: &[ModelRun], strategy: Strategy) -> Value {
             if m.program != a.program[0] {
                 f["program"] = json!(m.program);
             }
-            findings.push(f);
+            findings.push(typed_finding(f, &m.cpu, r));
         }
     }
     let (sites, exercised, details) = match runs.first() {
@@ -777,13 +859,14 @@ fn to_json(a: &ExploreArgs, runs: &[ModelRun], strategy: Strategy) -> Value {
                     .iter()
                     .map(|s| {
                         let pc = code.runtime(s.store);
-                        json!({
-                            "pc": format!("{:#x}", s.store),
-                            "runtime_pc": format!("{pc:#x}"),
-                            "symbol": code.symbol(pc),
-                            "line": code.line(pc),
-                            "exercised": ex(s),
-                        })
+                        StoreSite {
+                            pc: format!("{:#x}", s.store),
+                            runtime_pc: format!("{pc:#x}"),
+                            symbol: code.symbol(pc),
+                            line: code.line(pc),
+                            exercised: ex(s),
+                            object: None,
+                        }
                     })
                     .collect::<Vec<_>>(),
             )
@@ -795,32 +878,44 @@ fn to_json(a: &ExploreArgs, runs: &[ModelRun], strategy: Strategy) -> Value {
         .map(|m| m.report.covered)
         .collect::<Option<Vec<bool>>>()
         .map(|v| v.iter().all(|&c| c));
-    json!({
-        "schedules_run": runs.iter().map(|m| m.report.schedules_run).sum::<u64>(),
-        "findings": findings,
-        "strategy": strategy.name(),
-        "options": json!({
-            "seed": a.seed.unwrap_or(0),
-            "schedules": a.schedules.unwrap_or(1000),
-            "depth": a.depth.unwrap_or(3),
-            "preemptions": a.preemptions.unwrap_or(2),
-            "max_insns": a.max_insns.unwrap_or(explore::DEFAULT_MAX_INSNS),
-            "lock_range": a.lock_range,
-            "time_limit": a.time_limit,
-            "args": a.program.get(1..).unwrap_or_default(),
-        }),
-        "cpus": runs.iter().map(|m| m.cpu.clone()).collect::<Vec<_>>(),
-        "programs": runs.iter().map(|m| m.program.clone()).collect::<Vec<_>>(),
-        "shard": a.shard.clone().unwrap_or_else(|| "1/1".into()),
-        "threads": runs.iter().map(|m| m.report.threads).max().unwrap_or(0),
-        "covered": covered,
-        "insn_limited": runs.iter().map(|m| m.report.insn_limited).sum::<u64>(),
-        "timed_out": runs.iter().any(|m| m.report.timed_out),
-        "store_sites": sites,
-        "exercised_store_sites": exercised,
-        "unexercised_store_sites": unexercised(runs).iter().map(|p| format!("{p:#x}")).collect::<Vec<_>>(),
-        "store_site_details": details,
-        "disappear_with_later_cpus": disappearing(runs),
+    let sum = |f: &dyn Fn(&ModelRun) -> u64| {
+        super::explore_json::checked_sum("counts", runs.iter().map(f))
+    };
+    Ok(Explore {
+        schedules_run: sum(&|m| m.report.schedules_run)?,
+        findings,
+        strategy: strategy.name().to_string(),
+        options: ExploreOptions {
+            seed: a.seed.unwrap_or(0),
+            schedules: a.schedules.unwrap_or(1000),
+            depth: a.depth.unwrap_or(3),
+            preemptions: a.preemptions.unwrap_or(2),
+            max_insns: a.max_insns.unwrap_or(explore::DEFAULT_MAX_INSNS),
+            lock_range: a.lock_range,
+            time_limit: a.time_limit,
+            max_memory: a.max_memory,
+            args: a.program.get(1..).unwrap_or_default().to_vec(),
+        },
+        cpus: runs.iter().map(|m| m.cpu.clone()).collect(),
+        programs: runs.iter().map(|m| m.program.clone()).collect(),
+        shard: a.shard.clone().unwrap_or_else(|| "1/1".into()),
+        threads: runs
+            .iter()
+            .map(|m| m.report.threads as u64)
+            .max()
+            .unwrap_or(0),
+        covered,
+        insn_limited: sum(&|m| m.report.insn_limited)?,
+        timed_out: runs.iter().any(|m| m.report.timed_out),
+        store_sites: sites,
+        exercised_store_sites: exercised,
+        unexercised_store_sites: unexercised(runs)
+            .iter()
+            .map(|p| format!("{p:#x}"))
+            .collect(),
+        store_site_details: details,
+        object_coverage: Vec::new(),
+        disappear_with_later_cpus: disappearing(runs),
     })
 }
 
