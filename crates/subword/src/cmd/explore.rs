@@ -252,6 +252,27 @@ fn finding_json(code: &Code, cpu: &str, r: &Reported, replay: &str) -> Value {
             "why": why,
         }),
     };
+    if let Some(c) = &r.cause {
+        let q = c.address & !7;
+        v["cause"] = json!({
+            "kind": c.kind.as_str(),
+            "site": site_string(&Found::Detector(c.clone())),
+            "address": format!("{:#x}", c.address),
+            "quadword": format!("{q:#x}"),
+            "bytes": c.bytes.iter().map(|b| format!("{b:#x}")).collect::<Vec<_>>(),
+            "load": c.by_load_pc.map(|l| code.side(c.by.thread, l)),
+            "store": c.other.map(|o| code.side(o.thread, o.pc)),
+            "write_back": code.side(c.by.thread, c.by.pc),
+        });
+        v["story"] = json!(story(c, &r.found)
+            .iter()
+            .map(|(what, t, pc)| {
+                let mut e = code.side(*t, *pc);
+                e["what"] = json!(what);
+                e
+            })
+            .collect::<Vec<_>>());
+    }
     v["replay"] = json!(r.schedule.to_string());
     v["replay_command"] = json!(replay);
     v["cpu"] = json!(cpu);
@@ -261,6 +282,66 @@ fn finding_json(code: &Code, cpu: &str, r: &Reported, replay: &str) -> Value {
     v["hits"] = json!(r.hits);
     v["preemptions"] = json!(r.schedule.preemptions());
     v["original_preemptions"] = json!(r.original_preemptions);
+    v
+}
+
+/// The bytes a lost store named, as a range (`bytes 4-7 of the quadword`).
+fn byte_range(d: &alpha_emu::detect::Finding) -> String {
+    let offs: Vec<u64> = if d.bytes.is_empty() {
+        vec![d.address & 7]
+    } else {
+        d.bytes.iter().map(|b| b & 7).collect()
+    };
+    let (lo, hi) = (
+        offs.iter().min().copied().unwrap_or(0),
+        offs.iter().max().copied().unwrap_or(0),
+    );
+    if lo == hi {
+        format!("byte {lo}")
+    } else {
+        format!("bytes {lo}-{hi}")
+    }
+}
+
+/// A deadlock's or crash's story told from the lost store that caused it:
+/// the three anchors in the order they ran, then the consequence. Each
+/// line is (what happened, thread, pc).
+fn story(cause: &alpha_emu::detect::Finding, end: &Found) -> Vec<(String, u32, u64)> {
+    let q = cause.address & !7;
+    let mut v = Vec::new();
+    let by = cause.by.thread;
+    if let Some(l) = cause.by_load_pc {
+        v.push((format!("loads the quadword at {q:#x}"), by, l));
+    }
+    if let Some(o) = cause.other {
+        v.push((
+            format!("stores into {} of it", byte_range(cause)),
+            o.thread,
+            o.pc,
+        ));
+    }
+    let whose = cause.other.map_or("the other thread".to_string(), |o| {
+        format!("thread {}", o.thread)
+    });
+    v.push((
+        format!(
+            "writes the quadword back: {whose}'s store to {} is lost",
+            byte_range(cause)
+        ),
+        by,
+        cause.by.pc,
+    ));
+    match end {
+        Found::Deadlock { blocked } => {
+            for &(t, pc) in blocked {
+                v.push(("blocks for ever".to_string(), t, pc));
+            }
+        }
+        Found::Crash {
+            thread, pc, why, ..
+        } => v.push((format!("dies: {why}"), *thread, *pc)),
+        Found::Detector(_) => {}
+    }
     v
 }
 
@@ -334,6 +415,25 @@ fn write_finding(
                 writeln!(out, "  offending    {}", code.at(p))?;
             }
         }
+        Found::Deadlock { .. } | Found::Crash { .. } if r.cause.is_some() => {
+            let cause = r.cause.as_ref().map(|c| (c, story(c, &r.found)));
+            if let Some((c, steps)) = cause {
+                let what = match &r.found {
+                    Found::Deadlock { .. } => "deadlock".to_string(),
+                    Found::Crash { why, .. } => format!("crash ({why})"),
+                    Found::Detector(_) => String::new(),
+                };
+                writeln!(
+                    out,
+                    "==== {what} caused by a lost store at {:#x}: one story",
+                    c.address
+                )?;
+                for (i, (what, t, pc)) in steps.iter().enumerate() {
+                    writeln!(out, "  {}. thread {t} {what}", i + 1)?;
+                    writeln!(out, "       {}", code.at(*pc))?;
+                }
+            }
+        }
         Found::Deadlock { blocked } => {
             writeln!(out, "==== deadlock: every live thread is blocked")?;
             for (t, pc) in blocked {
@@ -352,6 +452,15 @@ fn write_finding(
             out,
             "  the replayed schedule shows it ({} preemption(s), run as given)",
             r.schedule.preemptions()
+        )?;
+    } else if r.schedule.preemptions() == 0 {
+        // Nothing to minimise: the default schedule (which switches only
+        // when a thread blocks, ends, or has run 1,000 decisions in a row)
+        // shows it.
+        writeln!(
+            out,
+            "  schedule {} first showed it ({} schedules in all); it needs no preemption: the default schedule shows it",
+            r.first_schedule, r.hits,
         )?;
     } else {
         writeln!(
@@ -424,6 +533,19 @@ impl ModelRun {
             .get(i)
             .and_then(Option::as_ref)
             .unwrap_or(&self.code)
+    }
+
+    /// `r` is the lost store another finding of this run (a deadlock or
+    /// crash) names as its cause.
+    fn is_cause(&self, r: &Reported) -> bool {
+        let Found::Detector(d) = &r.found else {
+            return false;
+        };
+        self.report
+            .findings
+            .iter()
+            .filter_map(|o| o.cause.as_ref())
+            .any(|c| c.site_key() == d.site_key())
     }
 
     /// Each finding with its names.
@@ -706,10 +828,12 @@ fn replay_report(
     let (made, decisions) = (o.schedule.clone(), o.decisions);
     let mut seen = BTreeSet::new();
     let mut findings = Vec::new();
-    for (f, _) in o.findings {
+    for (f, _) in &o.findings {
         if !seen.insert(f.site_key()) {
             continue;
         }
+        let cause = explore::cause_of(f, &o.findings);
+        let f = f.clone();
         let steps = match explore::watch_of(&f) {
             Some(w) if s.record_steps => explore::replay_one(elf, s, sched, Some(w))?.steps,
             _ => Vec::new(),
@@ -722,6 +846,7 @@ fn replay_report(
             hits: 1,
             steps,
             objects: o.objects.clone(),
+            cause,
         });
     }
     let report = explore::Report {
@@ -837,6 +962,19 @@ fn to_json(a: &ExploreArgs, runs: &[ModelRun], strategy: Strategy) -> Result<Exp
             if m.program != a.program[0] {
                 f["program"] = json!(m.program);
             }
+            if let Found::Detector(d) = &r.found {
+                // The deadlock or crash this lost store caused.
+                if let Some(end) = m.report.findings.iter().find(|o| {
+                    o.cause
+                        .as_ref()
+                        .is_some_and(|c| c.site_key() == d.site_key())
+                }) {
+                    f["consequence"] = json!({
+                        "kind": end.found.kind(),
+                        "site": site_string(&end.found),
+                    });
+                }
+            }
             findings.push(typed_finding(f, &m.cpu, r));
         }
     }
@@ -936,7 +1074,14 @@ fn write_text(
             )?;
             continue;
         }
+        let mut told = 0usize;
         for (f, code) in m.findings() {
+            // A lost store that caused a deadlock or crash is told in that
+            // finding's story, not twice.
+            if m.is_cause(f) {
+                continue;
+            }
+            told += 1;
             let cmd = replay_command(a, m, &f.schedule);
             write_finding(out, code, f, &cmd, a.replay.is_some())?;
         }
@@ -953,12 +1098,7 @@ fn write_text(
                 r.insns as f64 / secs / 1e6
             )
         };
-        writeln!(
-            out,
-            "{prog} on {}: {what}, {} finding(s)",
-            m.cpu,
-            r.findings.len()
-        )?;
+        writeln!(out, "{prog} on {}: {what}, {told} finding(s)", m.cpu,)?;
         if let Some(c) = r.covered {
             let lv: Vec<String> = r
                 .per_level
