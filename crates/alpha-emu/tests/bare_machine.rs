@@ -414,3 +414,112 @@ fn exec_jensen_eisa_memory_with_the_hae_and_replicated_lanes() {
         [FindingKind::HaeMismatch, FindingKind::HaeMismatch]
     );
 }
+
+/// AlphaPC164LX Motherboard TRM Table A–6 (PCI memory sparse space):
+/// "Quadword | addr_h<4:3> 11 | addr_h<6:5> 11 | LDQ,STQ". An STQ to
+/// `(bus << 5) + CIA_SPARSE_MEM + 0x78` moves all eight bytes to the PCI
+/// memory device and an LDQ there reads them back; an STQ to the longword
+/// offset `+ 0x18` is not a quadword transfer: a machine check.
+#[test]
+fn exec_sparse_quadword_stq_ldq_at_offset_0x78_on_cia_and_pyxis() {
+    // CIA_SPARSE_MEM (0x8000000000) + (0x08000008 << 5) = 0x8100000100.
+    let hi = 0x81_0000_0000i64 >> 26;
+    let prog = |off: u32| {
+        image(&format!(
+            "\t.text\n\t.globl _start\n_start:\n\
+             \tlda $2, -4($31)\n\tsll $2, 40, $2\n\
+             \tlda $3, {hi}($31)\n\tsll $3, 26, $3\n\taddq $2, $3, $2\n\
+             \tlda $4, 0x1234($31)\n\tsll $4, 32, $4\n\tlda $4, 0x5678($4)\n\
+             \tstq $4, {}($2)\n\tmb\n\
+             \tldq $5, {}($2)\n\
+             \tcmpeq $4, $5, $16\n\
+             \tcall_pal 0\n",
+            0x100 + off,
+            0x100 + off
+        ))
+    };
+    for (cs, cpu) in [("cia", "ev5"), ("pyxis", "ev56")] {
+        let r = run_on(cs, cpu, &prog(0x78), None);
+        assert_eq!(r.stop, Stop::Halt(1), "{cs}: {:?}", r.stop);
+        let w = &r.io[0];
+        assert_eq!(
+            (w.window, w.write, w.size, w.bus, w.data),
+            (
+                chipset::WindowKind::SparseMem,
+                true,
+                8,
+                0x0800_0008,
+                0x1234_0000_5678
+            ),
+            "{cs}"
+        );
+        let rd = &r.io[1];
+        assert_eq!((rd.write, rd.size, rd.data), (false, 8, 0x1234_0000_5678));
+        // The longword offset with STQ: no such transfer.
+        let r = run_on(cs, cpu, &prog(0x18), None);
+        let Stop::MachineCheck(m) = &r.stop else {
+            panic!("{cs}: {:?}", r.stop)
+        };
+        assert!(m.contains("`stq") && m.contains("quadword"), "{m}");
+        assert!(r.io.is_empty());
+    }
+}
+
+/// An image linked at KSEG, as a Linux kernel is (0xfffffc0000310000), is
+/// loaded by p_paddr and entered at e_entry as given: its pc-relative
+/// address of `value` is a KSEG address, which reaches RAM; subtracting the
+/// KSEG base gives the identity address, which reaches the same RAM. Entered
+/// at the physical address instead, the subtraction would leave RAM.
+#[test]
+fn exec_kseg_linked_elf_runs_at_its_kseg_addresses() {
+    let kseg = 0xffff_fc00_0000_0000u64;
+    let text = kseg + 0x31_0000 + alpha_isa::elf::HEADERS_SIZE;
+    let src = "\t.text\n\t.globl _start\n\
+        value:\t.quad 0x0123456789abcdef\n\t.quad 0\n\
+        _start:\tbr $1, here\n\
+        here:\tlda $2, value-here($1)\n\
+        \tldq $3, 0($2)\n\
+        \tlda $4, -1($31)\n\tsll $4, 42, $4\n\
+        \tsubq $2, $4, $5\n\
+        \tldq $6, 0($5)\n\
+        \tlda $7, 0x66($31)\n\tstq $7, 8($5)\n\tldq $8, 8($2)\n\
+        \tcmpeq $3, $6, $9\n\tcmpeq $7, $8, $10\n\tand $9, $10, $9\n\
+        \tsrl $2, 63, $11\n\tand $9, $11, $9\n\
+        \tmull $9, 0x2a, $16\n\
+        \tcall_pal 0\n";
+    let p = alpha_isa::asm::assemble_at(src, "kseg.s", text, None).unwrap();
+    assert_eq!(p.entry, text + 16);
+    let elf = p.to_elf();
+    let r = run_on("cia", "ev5", &elf, None);
+    assert_eq!(r.stop, Stop::Halt(0x2a), "{:?}", r.stop);
+}
+
+/// RAM costs the host nothing until touched: a 16 GiB machine maps only the
+/// pages its image occupies, and a page first touched through either name
+/// (identity below 2^44, or KSEG) is the same RAM through the other.
+#[test]
+fn bound_untouched_ram_is_not_mapped_and_both_names_reach_a_touched_page() {
+    let cs = chipset::by_name("cia").unwrap();
+    let model = alpha_isa::model_by_name("ev5").unwrap();
+    let opts = Options {
+        memory: 16 << 30,
+        ..Options::default()
+    };
+    // Store 0x2a at physical 15 GiB through the identity address, load it
+    // back through KSEG; then the same at the top of RAM below sp.
+    let src = "\t.text\n\t.globl _start\n_start:\n\
+        \tlda $1, 15($31)\n\tsll $1, 30, $1\n\
+        \tlda $2, -1($31)\n\tsll $2, 42, $2\n\
+        \tlda $3, 0x2a($31)\n\tstq $3, 0($1)\n\
+        \taddq $1, $2, $4\n\tldq $5, 0($4)\n\
+        \tstq $5, -8($30)\n\tsubq $30, $2, $6\n\tldq $16, -8($6)\n\
+        \tcall_pal 0\n";
+    let b = Bare::new(cs, model, &opts, &image(src)).unwrap();
+    assert!(
+        b.machine.mem.mapped_bytes() <= 4 * 8192,
+        "{} bytes mapped before the run",
+        b.machine.mem.mapped_bytes()
+    );
+    let r = b.run(Some(1000));
+    assert_eq!(r.stop, Stop::Halt(0x2a), "{:?}", r.stop);
+}

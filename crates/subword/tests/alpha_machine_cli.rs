@@ -446,3 +446,144 @@ fn exec_machine_svg_draws_one_row_per_window() {
     );
     assert_eq!(s.matches("<title>").count(), 7);
 }
+
+fn io(args: &[&str]) -> std::process::Output {
+    let mut a = vec!["alpha", "io"];
+    a.extend_from_slice(args);
+    subword(&a)
+}
+
+/// AlphaPC164LX Motherboard TRM Tables A–6/A–8: a sparse quadword is length
+/// code 3 with addr_h<6:5> = 3 (offset 0x78), by LDQ/STQ. `io encode
+/// --size 8` gives `+ 0x78`; `io decode` of that address is the quadword
+/// (not "lane 3 would cross the longword").
+#[test]
+fn decode_io_sparse_quadword_at_offset_0x78() {
+    let o = io(&[
+        "encode",
+        "--chipset",
+        "pyxis",
+        "--window",
+        "sparse-io",
+        "--bus-addr",
+        "0x3f0",
+        "--size",
+        "8",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // core_cia.h CIA_IO 0x8580000000 + (0x3f0 << 5) + 0x78.
+    assert_eq!(
+        v["phys"],
+        format!("0x{:x}", 0x85_8000_0000u64 + (0x3f0 << 5) + 0x78)
+    );
+    assert_eq!(
+        (v["length_code"].as_u64(), v["lane"].is_null()),
+        (Some(3), true)
+    );
+    let o = io(&["decode", "--chipset", "cia", "0x8580007e78", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        (v["bus_addr"].as_str(), v["size"].as_u64()),
+        (Some("0x3f0"), Some(8))
+    );
+}
+
+/// The 21172's byte/word windows (FreeBSD ciareg.h CIA_EV56_BWIO
+/// 0x8900000000) are encoded, and the seed's remark comes with them as a
+/// `note:` line (text) or `"note"` (JSON) instead of a refusal.
+#[test]
+fn decode_io_cia2_bwx_window_with_its_note() {
+    let args = [
+        "encode",
+        "--chipset",
+        "cia2",
+        "--window",
+        "bwx-io",
+        "--bus-addr",
+        "0x3f8",
+        "--size",
+        "1",
+    ];
+    let o = io(&args);
+    assert_eq!(o.status.code(), Some(0), "{o:?}");
+    let out = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(lines[0].contains("phys=0x89000003f8"), "{out}");
+    assert!(
+        lines[1].starts_with("note: ") && lines[1].contains("never to have worked"),
+        "{out}"
+    );
+    let mut j = args.to_vec();
+    j.push("--json");
+    let v: serde_json::Value = serde_json::from_slice(&io(&j).stdout).unwrap();
+    assert!(v["note"].as_str().unwrap().contains("FreeBSD"), "{v}");
+}
+
+/// core_polaris.h POLARIS_DENSE_MEM_BASE (0xf900000000): Polaris's dense
+/// memory window carries bytes and words; `--window dense-mem` and
+/// `--window bwx-mem` both name it.
+#[test]
+fn decode_io_polaris_dense_mem_is_its_byte_word_memory_window() {
+    for w in ["dense-mem", "bwx-mem"] {
+        let o = io(&[
+            "encode",
+            "--chipset",
+            "polaris",
+            "--window",
+            w,
+            "--bus-addr",
+            "0x8000001",
+            "--size",
+            "1",
+            "--json",
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{w}: {o:?}");
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(
+            (v["phys"].as_str(), v["window"].as_str()),
+            (Some("0xf908000001"), Some("dense-mem")),
+            "{w}"
+        );
+    }
+}
+
+/// `--memory` beyond what the host could give (its memory plus swap, from
+/// /proc/meminfo) is bad input: one line, exit 2, before any RAM exists.
+#[test]
+fn bad_input_memory_beyond_the_host_is_refused() {
+    let Ok(info) = std::fs::read_to_string("/proc/meminfo") else {
+        println!("SKIPPED no /proc/meminfo on this host");
+        return;
+    };
+    let field = |n: &str| -> u64 {
+        info.lines().find(|l| l.starts_with(n)).map_or(0, |l| {
+            l[n.len()..]
+                .trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<u64>()
+                .unwrap()
+                * 1024
+        })
+    };
+    let host = field("MemTotal:") + field("SwapTotal:");
+    let over = (host / 8192 + 1) * 8192;
+    let dir = testkit::scratch_dir("bad_input_memory_beyond_the_host_is_refused");
+    let img = flat(&dir, "uart_bwx.s", &[("IO_HI", 0x224)]);
+    let o = subword(&[
+        "alpha",
+        "machine",
+        "--chipset",
+        "pyxis",
+        "--memory",
+        &over.to_string(),
+        img.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let l = one_stderr_line(&o);
+    assert!(l.contains("more than this host can give"), "{l}");
+}

@@ -1,6 +1,8 @@
 //! The bare machine: an Alpha CPU in kernel mode on a chipset, with RAM from
-//! physical 0, the chipset's I/O windows and a few devices. It knows
-//! nothing of Linux.
+//! physical 0, the chipset's I/O windows and the devices its table puts on
+//! the bus (`Chipset::devices`: where each sits is the table's, what each
+//! does — a 16550's THR and LSR, a POST latch, memory — is this module's).
+//! It knows nothing of Linux, and no I/O address.
 //!
 //! The CPU core stays unaware of I/O: RAM is the only thing mapped in
 //! [`Memory`] (at its physical addresses and again under the KSEG
@@ -23,7 +25,9 @@
 //! `mb-missing`. While a write is held the CPU runs one instruction at a
 //! time so the barrier is seen.
 
-use crate::chipset::{self, Chipset, Decoded, Encoding, Window, WindowKind};
+use crate::chipset::{
+    self, BusSpace, Chipset, Decoded, Device, DeviceKind, Encoding, Window, WindowKind,
+};
 use crate::exec::Event;
 use crate::machine::Machine;
 use crate::memory::{Access, Perm, PAGE_SIZE};
@@ -33,9 +37,6 @@ use alpha_isa::{decode, disasm, pal, Model, Op};
 pub const KSEG: u64 = 0xffff_fc00_0000_0000;
 /// Default flat-image load address.
 pub const DEFAULT_LOAD: u64 = 0x20000;
-/// Bus address of the PCI (EISA) memory device and its size.
-pub const PCI_MEM_BASE: u64 = 0x0800_0000;
-pub const PCI_MEM_SIZE: u64 = 32 << 20;
 /// How long (instructions) the write-buffer model holds a sparse write.
 pub const WRITE_BUFFER_HOLD: u64 = 64;
 
@@ -158,98 +159,80 @@ impl std::fmt::Display for BadImage {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Space {
-    Io,
-    Mem,
-}
+/// 16550 register offsets from the UART's base (the 16550 data sheet's
+/// register map): transmitter holding register and line status register.
+const UART_THR: u64 = 0;
+const UART_LSR: u64 = 5;
+/// LSR value: THRE and TEMT (transmitter empty).
+const UART_LSR_EMPTY: u64 = 0x60;
 
-/// The devices, seen only through bus transactions.
+/// The devices, seen only through bus transactions. Where each sits is the
+/// chipset table's (`Chipset::devices`); this is what each does.
 #[derive(Clone)]
 struct Devices {
+    table: &'static [Device],
     console: Vec<u8>,
     post: u8,
-    pci_mem: Vec<u8>,
-    /// Jensen: the UART and other VL82C106 devices are local, not on EISA.
-    local_uart: bool,
+    /// The bytes of each `DeviceKind::Memory` device, by table index
+    /// (empty for other kinds; zeroed lazily by the host).
+    mem: Vec<Vec<u8>>,
 }
 
-/// Which device claims `size` bytes at bus address `bus` in `space`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Dev {
-    Uart,
-    Post,
-    PciMem,
-    /// Jensen's other VL82C106 devices (keyboard, RTC, COM2, LPT1): they
-    /// accept writes and read as 0.
-    LocalOther,
-}
+/// The device (its table index) that claims a transaction.
+type Dev = usize;
 
 impl Devices {
-    fn claim(&self, space: Space, local: bool, bus: u64, size: u64) -> Option<Dev> {
-        let end = bus + size;
-        match space {
-            Space::Io => {
-                if local {
-                    // jensen.h jensen_is_local.
-                    if (0x3f8..0x400).contains(&bus) && end <= 0x400 {
-                        return Some(Dev::Uart);
-                    }
-                    if matches!(bus, 0x60 | 0x64 | 0x170 | 0x171)
-                        || (0x2f8..0x300).contains(&bus)
-                        || (0x3bc..0x3bf).contains(&bus)
-                    {
-                        return Some(Dev::LocalOther);
-                    }
-                    return None;
-                }
-                if !self.local_uart && (0x3f8..0x400).contains(&bus) && end <= 0x400 {
-                    return Some(Dev::Uart);
-                }
-                if bus == 0x80 && size == 1 {
-                    return Some(Dev::Post);
-                }
-                None
-            }
-            Space::Mem => {
-                if bus >= PCI_MEM_BASE && end <= PCI_MEM_BASE + PCI_MEM_SIZE {
-                    Some(Dev::PciMem)
-                } else {
-                    None
-                }
-            }
+    fn new(table: &'static [Device]) -> Devices {
+        Devices {
+            table,
+            console: Vec::new(),
+            post: 0,
+            mem: table
+                .iter()
+                .map(|d| match d.kind {
+                    DeviceKind::Memory => vec![0; d.size as usize],
+                    _ => Vec::new(),
+                })
+                .collect(),
         }
     }
 
+    fn claim(&self, space: BusSpace, bus: u64, size: u64) -> Option<Dev> {
+        self.table.iter().position(|d| d.claims(space, bus, size))
+    }
+
     fn write(&mut self, dev: Dev, bus: u64, size: u64, data: u64) {
-        match dev {
-            Dev::Uart => {
-                if bus == 0x3f8 {
+        let d = &self.table[dev];
+        let off = bus - d.base;
+        match d.kind {
+            DeviceKind::Uart16550 => {
+                if off == UART_THR {
                     self.console.push(data as u8);
                 }
             }
-            Dev::Post => self.post = data as u8,
-            Dev::PciMem => {
-                let off = (bus - PCI_MEM_BASE) as usize;
+            DeviceKind::PostLatch => self.post = data as u8,
+            DeviceKind::Memory => {
+                let off = off as usize;
                 let b = data.to_le_bytes();
-                self.pci_mem[off..off + size as usize].copy_from_slice(&b[..size as usize]);
+                self.mem[dev][off..off + size as usize].copy_from_slice(&b[..size as usize]);
             }
-            Dev::LocalOther => {}
+            DeviceKind::Inert => {}
         }
     }
 
     fn read(&mut self, dev: Dev, bus: u64, size: u64) -> u64 {
-        match dev {
-            // 16550 LSR: THRE and TEMT (transmitter empty).
-            Dev::Uart => u64::from(bus == 0x3fd) * 0x60,
-            Dev::Post => self.post as u64,
-            Dev::PciMem => {
-                let off = (bus - PCI_MEM_BASE) as usize;
+        let d = &self.table[dev];
+        let off = bus - d.base;
+        match d.kind {
+            DeviceKind::Uart16550 => u64::from(off == UART_LSR) * UART_LSR_EMPTY,
+            DeviceKind::PostLatch => self.post as u64,
+            DeviceKind::Memory => {
+                let off = off as usize;
                 let mut b = [0u8; 8];
-                b[..size as usize].copy_from_slice(&self.pci_mem[off..off + size as usize]);
+                b[..size as usize].copy_from_slice(&self.mem[dev][off..off + size as usize]);
                 u64::from_le_bytes(b)
             }
-            Dev::LocalOther => 0,
+            DeviceKind::Inert => 0,
         }
     }
 }
@@ -279,6 +262,7 @@ pub struct Bare {
     pub machine: Machine,
     chipset: &'static Chipset,
     ram: u64,
+    ram_pages: Ram,
     hae: Vec<(u64, u64)>,
     dev: Devices,
     findings: Vec<Finding>,
@@ -286,6 +270,56 @@ pub struct Bare {
     held: Option<Held>,
     ipl: u64,
     write_buffer: bool,
+}
+
+/// The machine's RAM, `[0, size)` physical, mapped into `Memory` one 8 KiB
+/// page at a time when first touched (by the loader, or by a fault the run
+/// loop sees), at its physical address and again under KSEG. A page never
+/// touched costs nothing, so `--memory` can be as large as the host could
+/// give without the host giving it up front.
+#[derive(Clone)]
+struct Ram {
+    size: u64,
+    mapped: std::collections::HashSet<u64>,
+}
+
+impl Ram {
+    fn new(size: u64) -> Ram {
+        Ram {
+            size,
+            mapped: Default::default(),
+        }
+    }
+
+    /// Map the page holding physical `pa` if it is RAM and not yet mapped;
+    /// true when it mapped one.
+    fn touch(&mut self, m: &mut Machine, pa: u64) -> Result<bool, String> {
+        if pa >= self.size {
+            return Ok(false);
+        }
+        let pn = pa / PAGE_SIZE;
+        if !self.mapped.insert(pn) {
+            return Ok(false);
+        }
+        let at = pn * PAGE_SIZE;
+        m.mem
+            .map_zero(at, PAGE_SIZE, Perm::R.union(Perm::W).union(Perm::X))
+            .map_err(|e| e.to_string())?;
+        m.mem
+            .alias(KSEG + at, at, PAGE_SIZE)
+            .map_err(|e| e.to_string())?;
+        Ok(true)
+    }
+
+    /// Map every page of `[pa, pa + len)` (the caller checked it is RAM).
+    fn touch_range(&mut self, m: &mut Machine, pa: u64, len: u64) -> Result<(), String> {
+        let mut p = pa & !(PAGE_SIZE - 1);
+        while p < pa + len {
+            self.touch(m, p)?;
+            p += PAGE_SIZE;
+        }
+        Ok(())
+    }
 }
 
 fn is_21164_family(m: &Model) -> bool {
@@ -313,15 +347,10 @@ impl Bare {
         }
         let mut machine = Machine::new(model, 1, None);
         machine.set_jit(opts.jit_threshold);
-        machine
-            .mem
-            .map_zero(0, ram, Perm::R.union(Perm::W).union(Perm::X))
-            .map_err(|e| BadImage(e.to_string()))?;
-        machine
-            .mem
-            .alias(KSEG, 0, ram)
-            .map_err(|e| BadImage(e.to_string()))?;
-        let entry = load_image(&mut machine, ram, opts.load, image)?;
+        // RAM is mapped a page at a time as it is first touched (see
+        // `Ram`), so untouched RAM costs the host nothing.
+        let mut ram_pages = Ram::new(ram);
+        let entry = load_image(&mut machine, &mut ram_pages, opts.load, image)?;
         let cpu = &mut machine.cpus[0];
         cpu.pc = entry;
         cpu.r[30] = KSEG + ram;
@@ -330,13 +359,9 @@ impl Bare {
             machine,
             chipset,
             ram,
+            ram_pages,
             hae: chipset.haes().iter().map(|h| (h.reg, 0)).collect(),
-            dev: Devices {
-                console: Vec::new(),
-                post: 0,
-                pci_mem: vec![0; PCI_MEM_SIZE as usize],
-                local_uart: chipset.name == "jensen",
-            },
+            dev: Devices::new(chipset.devices),
             findings: Vec::new(),
             io: Vec::new(),
             held: None,
@@ -352,9 +377,14 @@ impl Bare {
             .map_or(0, |(_, v)| *v)
     }
 
-    /// A byte of the PCI memory device (for tests and the demo).
+    /// The bytes of the chipset's bus memory device (for tests and the
+    /// demo).
     pub fn pci_mem(&self) -> &[u8] {
-        &self.dev.pci_mem
+        self.dev
+            .mem
+            .iter()
+            .find(|m| !m.is_empty())
+            .map_or(&[], |m| m.as_slice())
     }
 
     /// Run until halt, a machine check or the instruction budget.
@@ -382,6 +412,21 @@ impl Bare {
                 h.age += 1;
                 if h.age > WRITE_BUFFER_HOLD {
                     self.flush_held();
+                }
+            }
+            if let Event::MemFault { fault } = &ev {
+                // First touch of a RAM page: map it and run the
+                // instruction again.
+                match self.translate(fault.addr).map(|pa| {
+                    let r = &mut self.ram_pages;
+                    r.touch(&mut self.machine, pa)
+                }) {
+                    Some(Ok(true)) => continue,
+                    Some(Err(e)) => {
+                        self.flush_held();
+                        break Stop::MachineCheck(format!("machine check: RAM: {e}"));
+                    }
+                    _ => {}
                 }
             }
             match ev {
@@ -602,7 +647,7 @@ impl Bare {
             Ok(d) => d,
             Err(e) => return Err(mc(phys, "-", format!("no device claims it ({e})"))),
         };
-        let (enc, or_quad) = match dec {
+        let enc = match dec {
             Decoded::Region(r) => {
                 return Err(mc(
                     phys,
@@ -610,16 +655,15 @@ impl Bare {
                     "no device claims it".into(),
                 ))
             }
-            Decoded::Window { enc, or_quad } => (enc, or_quad),
+            Decoded::Window { enc } => enc,
         };
         let w: &Window = cs.window(enc.window).map_err(|e| mc(phys, "-", e.0))?;
         let wname = enc.window.name();
-        let space = if enc.window.is_io_space() {
-            Space::Io
-        } else {
-            Space::Mem
+        let space = match enc.window {
+            WindowKind::LocalIo => BusSpace::Local,
+            k if k.is_io_space() => BusSpace::Io,
+            _ => BusSpace::Mem,
         };
-        let local = enc.window == WindowKind::LocalIo;
         let (bus, size, lane, data) = match w.encoding {
             Encoding::Sparse { .. } => {
                 if isize < 4 {
@@ -632,21 +676,35 @@ impl Bare {
                         ),
                     ));
                 }
-                let size = if isize == 8 {
-                    if !or_quad && enc.size != 8 {
-                        return Err(mc(
-                            phys,
-                            wname,
-                            format!(
-                                "a quadword access with length code {}",
-                                enc.length_code.unwrap_or(0)
-                            ),
-                        ));
-                    }
-                    8
-                } else {
-                    enc.size as u64
-                };
+                // The address names the size: a quadword has its own
+                // encoding (chipset::Quad), which LDQ/STQ must use and
+                // LDL/STL must not.
+                let size = enc.size as u64;
+                if (isize == 8) != (size == 8) {
+                    let quad_rule = match w.encoding {
+                        Encoding::Sparse { quad: Some(q), .. } => format!(
+                            "; {}'s quadword encoding is length code {} in lane field {}",
+                            cs.name, q.code, q.lane
+                        ),
+                        _ => format!("; {} {wname} has no quadword encoding", cs.name),
+                    };
+                    return Err(mc(
+                        phys,
+                        wname,
+                        format!(
+                            "a {} access to a {} encoding (length code {}){quad_rule}",
+                            if isize == 8 { "quadword" } else { "longword" },
+                            match size {
+                                1 => "byte",
+                                2 => "word",
+                                3 => "tribyte",
+                                4 => "longword",
+                                _ => "quadword",
+                            },
+                            enc.length_code.unwrap_or(0)
+                        ),
+                    ));
+                }
                 let lane = enc.lane.unwrap_or(0);
                 let mask = if size >= 8 {
                     u64::MAX
@@ -685,13 +743,13 @@ impl Bare {
                 (enc.bus, 1, 0, value & 0xff)
             }
         };
-        let Some(dev) = self.dev.claim(space, local, bus, size) else {
+        let Some(dev) = self.dev.claim(space, bus, size) else {
             // Would another HAE value have reached a device?
             if let (Some(h), Encoding::Sparse { .. }) = (w.hae, w.encoding) {
                 let offset = bus & !h.mask();
                 let needed = (0..(1u64 << (h.hi - h.lo + 1)))
                     .map(|v| (v << h.lo) | offset)
-                    .find(|b| self.dev.claim(space, local, *b, size).is_some());
+                    .find(|b| self.dev.claim(space, *b, size).is_some());
                 if let Some(nb) = needed {
                     let have = enc.hae.unwrap_or(0);
                     let want = h.value_for(nb);
@@ -829,9 +887,10 @@ fn insn_text(pc: u64, word: u32) -> String {
 
 /// Load an ELF by its program headers' physical addresses, or a flat image
 /// at `load`. Returns the entry point.
-fn load_image(m: &mut Machine, ram: u64, load: u64, image: &[u8]) -> Result<u64, BadImage> {
+fn load_image(m: &mut Machine, r: &mut Ram, load: u64, image: &[u8]) -> Result<u64, BadImage> {
+    let ram = r.size;
     if image.starts_with(b"\x7fELF") {
-        return load_elf(m, ram, image);
+        return load_elf(m, r, image);
     }
     let end = load.checked_add(image.len() as u64);
     if end.is_none_or(|e| e > ram) {
@@ -843,13 +902,16 @@ fn load_image(m: &mut Machine, ram: u64, load: u64, image: &[u8]) -> Result<u64,
     if image.is_empty() {
         return Err(BadImage("flat image is empty".into()));
     }
+    r.touch_range(m, load, image.len() as u64)
+        .map_err(BadImage)?;
     m.mem
         .poke(load, image)
         .map_err(|e| BadImage(e.to_string()))?;
     Ok(load)
 }
 
-fn load_elf(m: &mut Machine, ram: u64, data: &[u8]) -> Result<u64, BadImage> {
+fn load_elf(m: &mut Machine, r: &mut Ram, data: &[u8]) -> Result<u64, BadImage> {
+    let ram = r.size;
     use object::read::elf::{FileHeader, ProgramHeader};
     let hdr = crate::loader::check_header(data).map_err(|e| BadImage(e.to_string()))?;
     let e = object::LittleEndian;
@@ -873,11 +935,22 @@ fn load_elf(m: &mut Machine, ram: u64, data: &[u8]) -> Result<u64, BadImage> {
         let bytes = ph
             .data(e, data)
             .map_err(|_| BadImage("ELF segment data lies outside the file".into()))?;
+        r.touch_range(m, pa, memsz).map_err(BadImage)?;
         m.mem.poke(pa, bytes).map_err(|e| BadImage(e.to_string()))?;
         loaded += 1;
     }
     if loaded == 0 {
         return Err(BadImage("ELF file has no loadable segment".into()));
     }
-    Ok(phys(hdr.e_entry(e)))
+    // Entered at e_entry as given: an image linked in KSEG (as a Linux
+    // kernel is, at 0xfffffc0000310000) runs at its KSEG addresses, so its
+    // pc-relative addresses are the ones it was linked for.
+    let entry = hdr.e_entry(e);
+    let at = if entry >= KSEG { entry - KSEG } else { entry };
+    if at >= ram || (1 << 44..KSEG).contains(&entry) {
+        return Err(BadImage(format!(
+            "ELF entry 0x{entry:x} is not in RAM (identity below 0x{ram:x} or KSEG 0x{KSEG:x} + PA)"
+        )));
+    }
+    Ok(entry)
 }

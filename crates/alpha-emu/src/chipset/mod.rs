@@ -6,7 +6,8 @@
 //! bus address shifted left, transfer length and byte lane in the low
 //! address bits; dense and byte/word: linear), its HAE register, the
 //! windows the sources do not let us model (with the reason), and the
-//! kernel's `trivial_*` flags. [`encode`] turns a bus address, size and
+//! kernel's `trivial_*` flags, and the devices on its bus (the console
+//! UART, the POST latch, PCI memory; Jensen's local devices). [`encode`] turns a bus address, size and
 //! window into a physical address; [`decode`] does the reverse. `alpha io`,
 //! the bare machine and the docs all read these tables: nothing else in
 //! subword knows an I/O address.
@@ -72,12 +73,13 @@ pub enum Encoding {
     /// address's low two bits (the byte lane) land in `phys<shift+1:shift>`,
     /// the length code in `phys<len_shift+1:len_shift>`. `codes[i]` is the
     /// length code for a transfer of `i + 1` bytes (None: not carried);
-    /// `quad` is the code a quadword access uses, if the window carries one.
+    /// `quad` is how a quadword (LDQ/STQ) is encoded, if the window carries
+    /// one.
     Sparse {
         shift: u32,
         len_shift: u32,
         codes: [Option<u8>; 4],
-        quad: Option<u8>,
+        quad: Option<Quad>,
     },
     /// Linear: physical byte N is bus byte N. `bytes_words`: the window
     /// also carries byte and word transfers (a byte/word window).
@@ -85,6 +87,17 @@ pub enum Encoding {
     /// Jensen local I/O: `phys = base + (port << shift)`, one byte in the
     /// low byte of a longword, no lanes.
     Local { shift: u32 },
+}
+
+/// A sparse quadword transfer: an 8-aligned bus address encoded with
+/// length code `code` in the lane field `lane` (the 21164 boards' manuals:
+/// code 3 with address bits <6:5> = 3, offset 0x78, by LDQ/STQ). The bus
+/// address bit the lane field's neighbour carries (`phys<shift+2>`, the
+/// manual's `addr<7>`) is taken as zero.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Quad {
+    pub code: u8,
+    pub lane: u8,
 }
 
 /// How the HAE register holds the bus bits it supplies.
@@ -138,7 +151,11 @@ impl Hae {
 /// One I/O window of a chipset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Window {
+    /// The window's name, as the chipset's Linux header names it.
     pub kind: WindowKind,
+    /// Other names that denote this same window (the manual's or another
+    /// header's), accepted wherever a window is named.
+    pub also: &'static [WindowKind],
     /// Physical base address.
     pub base: u64,
     /// Size in bytes of the physical range.
@@ -147,9 +164,16 @@ pub struct Window {
     pub hae: Option<Hae>,
     /// Where the numbers come from.
     pub source: &'static str,
+    /// What the sources say about the window beyond its numbers, shown with
+    /// every address encoded through it.
+    pub note: Option<&'static str>,
 }
 
 impl Window {
+    /// Is `kind` one of this window's names?
+    pub fn is(&self, kind: WindowKind) -> bool {
+        self.kind == kind || self.also.contains(&kind)
+    }
     /// Bus bytes reachable through the window without its HAE.
     pub fn reach(&self) -> u64 {
         match self.encoding {
@@ -193,6 +217,54 @@ pub struct Trivial {
     pub source: &'static str,
 }
 
+/// Which bus address space a device answers in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BusSpace {
+    /// ISA/PCI (on Jensen, EISA) I/O ports.
+    Io,
+    /// PCI (EISA) memory.
+    Mem,
+    /// Jensen's VL82C106 local I/O, reached only through `local-io`.
+    Local,
+}
+
+/// What a device is: the bare machine models each kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceKind {
+    /// A 16550 UART: its registers from `base` in the 16550's order
+    /// (THR at +0, LSR at +5).
+    Uart16550,
+    /// The POST diagnostic latch: keeps the last byte written.
+    PostLatch,
+    /// Plain memory on the bus.
+    Memory,
+    /// A device that accepts writes and reads as 0.
+    Inert,
+}
+
+/// A device on the chipset's bus, at the address the platform puts it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Device {
+    pub name: &'static str,
+    pub kind: DeviceKind,
+    pub space: BusSpace,
+    /// First bus address and number of bus bytes it answers.
+    pub base: u64,
+    pub size: u64,
+    pub source: &'static str,
+}
+
+impl Device {
+    /// Does the device answer every byte of `size` bytes at `bus`?
+    pub fn claims(&self, space: BusSpace, bus: u64, size: u64) -> bool {
+        space == self.space
+            && bus >= self.base
+            && bus
+                .checked_add(size)
+                .is_some_and(|end| end <= self.base + self.size)
+    }
+}
+
 /// One chipset.
 #[derive(Clone, Copy, Debug)]
 pub struct Chipset {
@@ -203,13 +275,15 @@ pub struct Chipset {
     pub refused: &'static [Refusal],
     pub regions: &'static [Region],
     pub trivial: Trivial,
+    /// The devices on its bus (the bare machine's).
+    pub devices: &'static [Device],
     /// The CPU family it serves and what is peculiar about it.
     pub notes: &'static str,
 }
 
 impl Chipset {
     pub fn window(&self, kind: WindowKind) -> Result<&'static Window, IoError> {
-        if let Some(w) = self.windows.iter().find(|w| w.kind == kind) {
+        if let Some(w) = self.windows.iter().find(|w| w.is(kind)) {
             return Ok(w);
         }
         let reason = self
@@ -227,6 +301,16 @@ impl Chipset {
     /// The window whose physical range holds `phys`.
     pub fn window_at(&self, phys: u64) -> Option<&'static Window> {
         self.windows.iter().find(|w| w.contains(phys))
+    }
+
+    /// The device answering `size` bytes at `bus` in `space`.
+    pub fn device_at(&self, space: BusSpace, bus: u64, size: u64) -> Option<&'static Device> {
+        self.devices.iter().find(|d| d.claims(space, bus, size))
+    }
+
+    /// The first device of `kind` (the console UART, the POST latch…).
+    pub fn device(&self, kind: DeviceKind) -> Option<&'static Device> {
+        self.devices.iter().find(|d| d.kind == kind)
     }
 
     /// Every HAE register the chipset has.
@@ -286,6 +370,8 @@ pub struct Encoded {
     pub length_code: Option<u8>,
     /// HAE register value the access needs (None: the HAE does not apply).
     pub hae: Option<u64>,
+    /// The window's note, if its sources say more than its numbers.
+    pub note: Option<&'static str>,
 }
 
 fn size_name(n: u64) -> &'static str {
@@ -323,37 +409,41 @@ pub fn encode(
             codes,
             quad,
         } => {
-            let code = if size == 8 {
-                quad
+            let (code, lane_field, lane) = if size == 8 {
+                let Some(q) = quad else {
+                    return err(format!("the window carries no {what} transfer"));
+                };
+                if bus & 7 != 0 {
+                    return err(format!(
+                        "a quadword needs an 8-aligned bus address, not 0x{bus:x}"
+                    ));
+                }
+                (q.code, q.lane as u64, None)
             } else {
-                codes[size as usize - 1]
+                let Some(code) = codes[size as usize - 1] else {
+                    return err(format!("the window carries no {what} transfer"));
+                };
+                let lane = bus & 3;
+                if lane + size > 4 {
+                    return err(format!(
+                        "a {what} in lane {lane} would cross the longword (lanes 0..{})",
+                        4 - size
+                    ));
+                }
+                (code, 0, Some(lane as u8))
             };
-            let Some(code) = code else {
-                return err(format!("the window carries no {what} transfer"));
-            };
-            let lane = bus & 3;
-            if size <= 4 && lane + size > 4 {
-                return err(format!(
-                    "a {what} in lane {lane} would cross the longword (lanes 0..{})",
-                    4 - size
-                ));
-            }
-            if size == 8 && bus & 7 != 0 {
-                return err(format!(
-                    "a quadword needs an 8-aligned bus address, not 0x{bus:x}"
-                ));
-            }
             let (offset, hae) = split_hae(cs, w, bus)?;
-            let phys = w.base + (offset << shift) + ((code as u64) << len_shift);
+            let phys = w.base + ((offset | lane_field) << shift) + ((code as u64) << len_shift);
             Ok(Encoded {
                 chipset: cs.name,
-                window: kind,
+                window: w.kind,
                 phys,
                 bus,
                 size: size as u8,
-                lane: Some(lane as u8),
+                lane,
                 length_code: Some(code),
                 hae,
+                note: w.note,
             })
         }
         Encoding::Linear { bytes_words } => {
@@ -378,13 +468,14 @@ pub fn encode(
             }
             Ok(Encoded {
                 chipset: cs.name,
-                window: kind,
+                window: w.kind,
                 phys: w.base + bus,
                 bus,
                 size: size as u8,
                 lane: None,
                 length_code: None,
                 hae: None,
+                note: w.note,
             })
         }
         Encoding::Local { shift } => {
@@ -398,13 +489,14 @@ pub fn encode(
             }
             Ok(Encoded {
                 chipset: cs.name,
-                window: kind,
+                window: w.kind,
                 phys: w.base + (bus << shift),
                 bus,
                 size: 1,
                 lane: None,
                 length_code: None,
                 hae: None,
+                note: w.note,
             })
         }
     }
@@ -452,10 +544,10 @@ fn split_hae(cs: &Chipset, w: &Window, bus: u64) -> Result<(u64, Option<u64>), I
 /// What a physical address means on a chipset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Decoded {
-    /// An access through an I/O window. For a sparse length code that
-    /// means "longword or quadword", `size` is 4 and `or_quad` is set: the
-    /// instruction (LDL or LDQ), not the address, tells them apart.
-    Window { enc: Encoded, or_quad: bool },
+    /// An access through an I/O window. A sparse address names its size
+    /// (a quadword is its own encoding); a linear one does not (`size` 0:
+    /// the instruction's width).
+    Window { enc: Encoded },
     /// Another region of the chipset (configuration, IACK, CSRs).
     Region(&'static Region),
 }
@@ -502,35 +594,43 @@ pub fn decode(
                 ));
             }
             let code = ((rel >> len_shift) & 3) as u8;
-            let mut size = None;
-            for (i, c) in codes.iter().enumerate() {
-                if *c == Some(code) {
-                    size = Some(i as u64 + 1);
-                }
-            }
-            let or_quad = quad == Some(code);
-            let size = match (size, or_quad) {
-                (Some(s), _) => s,
-                (None, true) => 8,
-                (None, false) => {
-                    return err(format!("length code {code} is not one the window carries"))
-                }
-            };
             let offset = rel >> shift;
             let lane = offset & 3;
-            if size <= 4 && lane + size > 4 {
+            if quad.is_some_and(|q| q.code == code && q.lane as u64 == lane) {
+                // The quadword row: the lane field is part of the encoding
+                // and the next address bit (bus bit 2) is taken as zero.
+                let offset = offset & !7;
+                let (bus, hv) = hae_bits(w, offset, hae);
+                return Ok(Decoded::Window {
+                    enc: Encoded {
+                        chipset: cs.name,
+                        window: w.kind,
+                        phys,
+                        bus,
+                        size: 8,
+                        lane: None,
+                        length_code: Some(code),
+                        hae: hv,
+                        note: w.note,
+                    },
+                });
+            }
+            let Some(size) = codes.iter().position(|c| *c == Some(code)) else {
+                return err(format!("length code {code} is not one the window carries"));
+            };
+            let size = size as u64 + 1;
+            if lane + size > 4 {
                 return err(format!(
-                    "lane {lane} with length code {code} ({}) would cross the longword",
-                    size_name(size)
+                    "lane {lane} with length code {code} ({}) would cross the longword{}",
+                    size_name(size),
+                    if quad.is_none() {
+                        " (the window has no quadword encoding)"
+                    } else {
+                        ""
+                    }
                 ));
             }
-            let (bus, hv) = match w.hae {
-                Some(h) if !(h.bypass_below != 0 && offset < h.bypass_below) => {
-                    let v = hae(h.reg);
-                    (h.bits_of(v) | offset, Some(v))
-                }
-                _ => (offset, None),
-            };
+            let (bus, hv) = hae_bits(w, offset, hae);
             Ok(Decoded::Window {
                 enc: Encoded {
                     chipset: cs.name,
@@ -541,8 +641,8 @@ pub fn decode(
                     lane: Some(lane as u8),
                     length_code: Some(code),
                     hae: hv,
+                    note: w.note,
                 },
-                or_quad: or_quad && size == 4,
             })
         }
         Encoding::Linear { .. } => Ok(Decoded::Window {
@@ -555,8 +655,8 @@ pub fn decode(
                 lane: None,
                 length_code: None,
                 hae: None,
+                note: w.note,
             },
-            or_quad: false,
         }),
         Encoding::Local { shift } => {
             if rel & ((1 << shift) - 1) != 0 {
@@ -575,9 +675,21 @@ pub fn decode(
                     lane: None,
                     length_code: None,
                     hae: None,
+                    note: w.note,
                 },
-                or_quad: false,
             })
         }
+    }
+}
+
+/// The bus address a sparse offset reaches with the HAE value `hae` gives
+/// its register, and that value (None: the HAE does not apply).
+fn hae_bits(w: &Window, offset: u64, hae: &dyn Fn(u64) -> u64) -> (u64, Option<u64>) {
+    match w.hae {
+        Some(h) if !(h.bypass_below != 0 && offset < h.bypass_below) => {
+            let v = hae(h.reg);
+            (h.bits_of(v) | offset, Some(v))
+        }
+        _ => (offset, None),
     }
 }

@@ -257,6 +257,13 @@ pub struct Options {
     /// Signals the program starts with ignored ([`signal::bit`] mask), as
     /// a Linux program inherits them from its parent through `execve`.
     pub ignored_signals: u64,
+    /// The guest is the host process (`alpha run`): host signals are
+    /// forwarded to it from the start ([`process::forward_signals`]); a
+    /// stop signal at its default action stops the host process (SIGCONT
+    /// continues it); and, outside `deterministic`, when every thread
+    /// waits with nothing else to wake it, the run waits for a host signal
+    /// instead of ending as a deadlock. Off, a stop signal is ignored.
+    pub host_signals: bool,
 }
 
 impl Options {
@@ -280,6 +287,7 @@ impl Options {
             stack_size: None,
             host_exec: false,
             ignored_signals: 0,
+            host_signals: false,
         }
     }
 
@@ -507,6 +515,9 @@ pub struct Process {
     pub memory_warning: Option<String>,
     /// Processors the guest is told it has ([`guest_cpus`]).
     pub ncpus: u32,
+    /// Live threads the process may hold ([`thread::max_threads`]); `clone`
+    /// of one more fails with EAGAIN.
+    pub max_threads: usize,
 }
 
 /// Processors under `--deterministic`: a fixed count (a four-way
@@ -727,8 +738,12 @@ impl Process {
             procs: process::Procs::new(opts.max_processes),
             memory_warning,
             ncpus: guest_cpus(opts.deterministic),
+            max_threads: thread::max_threads(opts.deterministic),
         };
         p.add_thread(Thread::new(id.pid, 0, 0));
+        if opts.host_signals {
+            process::forward_signals(&mut p);
+        }
         Ok(p)
     }
 
@@ -795,6 +810,7 @@ impl Process {
             procs: self.procs.clone(),
             memory_warning: None,
             ncpus: self.ncpus,
+            max_threads: self.max_threads,
         }
     }
 
@@ -1096,6 +1112,20 @@ impl Process {
         }
         if act.handler == signal::SIG_DFL || sig == signal::SIGKILL {
             if signal::default_ignored(sig) {
+                return None;
+            }
+            if signal::default_stop(sig) {
+                // The process stops: the host process does, when the guest
+                // is it, until a SIGCONT continues it (a shell's job control
+                // sees it stopped, as under qemu-user); an embedded run
+                // goes on at once.
+                if self.opts.host_signals {
+                    // The host's disposition of a stop signal follows the
+                    // guest's (default here, see `process::sync_host_action`).
+                    // SAFETY: raising a signal on ourselves has no
+                    // memory-safety preconditions.
+                    unsafe { libc::raise(host_signal(sig) as i32) };
+                }
                 return None;
             }
             let pc = self.machine.cpus[self.threads[t].cpu].pc;

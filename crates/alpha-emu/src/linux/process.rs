@@ -72,9 +72,11 @@ pub struct Procs {
     slot: Option<usize>,
     /// This host process was forked by a guest `fork`.
     pub forked: bool,
-    /// Part of a process tree (forked, or has forked): host signals are
-    /// forwarded to the guest.
+    /// Part of a process tree (forked, or has forked).
     pub tree: bool,
+    /// Host signals the guest handles are caught and queued to it (in a
+    /// tree, and from the start under `alpha run`: [`forward_signals`]).
+    pub forward: bool,
     /// A vfork child's end of the pipe its parent waits on (closed at
     /// `execve` or exit).
     vfork_fd: Option<i32>,
@@ -91,6 +93,7 @@ impl Procs {
             slot: None,
             forked: false,
             tree: false,
+            forward: false,
             vfork_fd: None,
             root: 0,
         }
@@ -182,11 +185,11 @@ fn forwardable(host_sig: i32) -> bool {
 }
 
 /// Make the host's disposition of Alpha signal `sig` follow the guest's
-/// (in a tree only): ignored stays ignored, a handler is caught and queued
+/// (while host signals are forwarded): ignored stays ignored, a handler is caught and queued
 /// to the guest, default is the host's default (which ends subword as the
 /// signal would end the guest). SIGCHLD is always caught.
 pub fn sync_host_action(p: &Process, sig: u8) {
-    if !p.procs.tree || sig == 0 || sig as usize > signal::NSIG {
+    if !p.procs.forward || sig == 0 || sig as usize > signal::NSIG {
         return;
     }
     let h = host_signal(sig) as i32;
@@ -212,8 +215,7 @@ pub fn sync_host_action(p: &Process, sig: u8) {
     set_host_action(h, disp);
 }
 
-/// Enter the process tree: the self-pipe, SIGCHLD caught, and every guest
-/// disposition mirrored on the host.
+/// Enter the process tree: host signals forwarded ([`forward_signals`]).
 fn enter_tree(p: &mut Process) {
     if !p.procs.tree {
         p.procs.tree = true;
@@ -221,9 +223,20 @@ fn enter_tree(p: &mut Process) {
             // SAFETY: getpid has no preconditions.
             p.procs.root = unsafe { libc::getpid() };
         }
-        if wake_fd().is_none() {
-            new_wake_pipe();
-        }
+    }
+    forward_signals(p);
+}
+
+/// Forward host signals to the guest from now on: the self-pipe, SIGCHLD
+/// caught, and every guest disposition mirrored on the host (a signal the
+/// guest handles is caught and queued to it; one it ignores is ignored;
+/// one at its default acts on the host process as it would on the guest).
+/// `alpha run` does this from the start ([`super::Options::host_signals`]),
+/// as qemu-user does; any process does it once it forks.
+pub fn forward_signals(p: &mut Process) {
+    p.procs.forward = true;
+    if wake_fd().is_none() {
+        new_wake_pipe();
     }
     for sig in 1..=31u8 {
         sync_host_action(p, sig);
@@ -887,9 +900,33 @@ fn read_str_array(p: &Process, addr: u64) -> Result<Vec<String>, u64> {
         if ptr == 0 {
             return Ok(v);
         }
-        v.push(String::from_utf8_lossy(&read_cstr(p, ptr)?).into_owned());
+        v.push(String::from_utf8_lossy(&read_arg(p, ptr)?).into_owned());
     }
     Err(E2BIG)
+}
+
+/// Linux's `MAX_ARG_STRLEN`: one argument or environment string, its
+/// terminator included, may be 32 pages long (`include/uapi/linux/binfmts.h`);
+/// a longer one makes `execve` fail with E2BIG.
+const MAX_ARG_STRLEN: usize = 32 * 4096;
+
+/// One `execve` argument or environment string (E2BIG past
+/// [`MAX_ARG_STRLEN`], EFAULT on a bad address).
+fn read_arg(p: &Process, addr: u64) -> Result<Vec<u8>, u64> {
+    let mut out = Vec::new();
+    let mut a = addr;
+    loop {
+        let mut b = [0u8; 1];
+        p.machine.mem.read_user(a, &mut b).map_err(|_| EFAULT)?;
+        if b[0] == 0 {
+            return Ok(out);
+        }
+        out.push(b[0]);
+        if out.len() >= MAX_ARG_STRLEN {
+            return Err(E2BIG);
+        }
+        a = a.wrapping_add(1);
+    }
 }
 
 /// Where guest path `path` is on the host: a guest `/proc` link is

@@ -6,7 +6,10 @@
 //! system calls whose waits hold ([`Process::wake_ready`]), expires a timed
 //! futex wait when nothing else can run, and, when every thread waits, waits
 //! on the host (descriptors, deadlines, host signals) or ends the run as a
-//! deadlock. A pending signal is delivered when its thread next runs
+//! deadlock. When the guest is the host process (`alpha run`) outside
+//! `--deterministic`, a host signal can always come (a shell's `kill`), so
+//! every thread waiting with nothing else to wake it waits for one, as
+//! under qemu-user, instead of ending as a deadlock. A pending signal is delivered when its thread next runs
 //! ([`Process::step_thread`]).
 //!
 //! The only decision it leaves to others is *which runnable thread runs
@@ -357,6 +360,13 @@ impl Process {
         })
     }
 
+    /// When every thread waits with nothing else to wake it, the run
+    /// waits for a host signal rather than ending as a deadlock
+    /// ([`super::Options::host_signals`], outside `--deterministic`).
+    pub fn waits_for_host_signals(&self) -> bool {
+        self.procs.forward && self.opts.host_signals && !self.deterministic
+    }
+
     /// Under `--deterministic`: instructions until the next time event
     /// (a sleeper's, a timer's or a blocked call's deadline), if any;
     /// at least 1.
@@ -441,9 +451,11 @@ impl Process {
         if woke {
             return true;
         }
-        // In a process tree a host signal (another process's kill, a
-        // child's exit) can wake a thread too: its self-pipe is polled.
-        if block && self.procs.tree {
+        // A host signal (another process's kill, a child's exit) can wake
+        // a thread too: its self-pipe is polled, in a process tree and
+        // when the guest is the host process outside `--deterministic`
+        // (with nothing else to wait for, the run waits for one).
+        if block && (self.procs.tree || self.waits_for_host_signals()) {
             if let Some(fd) = process::wake_fd() {
                 polls.push((
                     usize::MAX,

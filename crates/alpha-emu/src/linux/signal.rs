@@ -151,6 +151,12 @@ pub fn default_ignored(sig: u8) -> bool {
     matches!(sig, SIGURG | SIGCONT | SIGCHLD | SIGWINCH | SIGINFO)
 }
 
+/// Signals whose default action stops the process (SIGSTOP, SIGTSTP,
+/// SIGTTIN, SIGTTOU in Alpha numbering).
+pub fn default_stop(sig: u8) -> bool {
+    matches!(sig, SIGSTOP | 18 | 21 | 22)
+}
+
 /// Name for diagnostics.
 pub fn name(sig: u8) -> String {
     let n = match sig {

@@ -276,8 +276,27 @@ pub const CLONE_PARENT_SETTID: u64 = 0x100000;
 pub const CLONE_CHILD_CLEARTID: u64 = 0x200000;
 pub const CLONE_CHILD_SETTID: u64 = 0x1000000;
 
-/// Most threads a guest may create.
-pub const MAX_THREADS: usize = 256;
+/// Live threads a process may hold under `--deterministic` (and when
+/// the host's `threads-max` cannot be read): a fixed number, so the
+/// answer never depends on the host.
+pub const DETERMINISTIC_MAX_THREADS: usize = 32_768;
+
+/// Live threads a process may hold: the host's
+/// `/proc/sys/kernel/threads-max` (Linux's own system-wide limit, which the
+/// guest's threads count against as qemu-alpha's do), or
+/// [`DETERMINISTIC_MAX_THREADS`] under `--deterministic`. A guest thread
+/// costs the host about a kilobyte; its stack is guest memory, which
+/// `mmap` bounds (glibc's `pthread_create` then fails with EAGAIN).
+pub fn max_threads(deterministic: bool) -> usize {
+    if deterministic {
+        return DETERMINISTIC_MAX_THREADS;
+    }
+    std::fs::read_to_string("/proc/sys/kernel/threads-max")
+        .ok()
+        .and_then(|s| s.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or(DETERMINISTIC_MAX_THREADS)
+}
 
 /// `clone(flags, newsp, parent_tid, child_tid, tls)` (kernel argument
 /// order on Alpha, as glibc's sysdeps/unix/sysv/linux/alpha/clone.S passes it).
@@ -292,7 +311,8 @@ pub fn clone(p: &mut Process, c: usize, a: [u64; 6]) -> Outcome {
         // A second thread group sharing the address space.
         return Outcome::Return(Err(ENOSYS));
     }
-    if p.threads.len() >= MAX_THREADS {
+    if p.live_threads() >= p.max_threads {
+        // RLIMIT_NPROC / threads-max reached: clone fails, as on Linux.
         return Outcome::Return(Err(EAGAIN));
     }
     let tid = p.next_tid;

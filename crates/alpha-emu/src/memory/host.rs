@@ -741,12 +741,18 @@ impl HostMem {
 
     // ------------------------------------------------------------ locks
 
-    /// Write-protect exactly the pages of the armed reservations of agents
-    /// other than `running` (see the module invariants).
-    pub(crate) fn sync_locks(&mut self, reservations: &[Reservation], running: usize) {
-        let mut want: Vec<u64> = reservations
+    /// Write-protect exactly the pages of the armed reservations (those
+    /// of the agents `armed`) of agents other than `running` (see the
+    /// module invariants).
+    pub(crate) fn sync_locks(
+        &mut self,
+        reservations: &[Reservation],
+        armed: &[usize],
+        running: usize,
+    ) {
+        let mut want: Vec<u64> = armed
             .iter()
-            .enumerate()
+            .map(|&i| (i, &reservations[i]))
             .filter(|&(i, r)| i != running && r.lock_flag)
             .map(|(_, r)| r.page())
             .filter(|&pn| pn < GUEST_PAGES)

@@ -311,7 +311,9 @@ pub struct Memory {
     store: Store,
     code: CodeLog,
     reservations: Vec<Reservation>,
-    armed: usize,
+    /// The agents whose lock flag is set (few, however many agents there
+    /// are: a store or a switch looks at these only).
+    armed: Vec<usize>,
     /// The agent whose turn it is ([`Memory::enter_agent`]).
     running: usize,
     limit_pages: u64,
@@ -408,7 +410,7 @@ impl Memory {
             store,
             code: CodeLog::default(),
             reservations: Vec::new(),
-            armed: 0,
+            armed: Vec::new(),
             running: 0,
             limit_pages: u64::MAX,
             lock_breaks: 0,
@@ -426,7 +428,7 @@ impl Memory {
             store,
             code: self.code.clone(),
             reservations: self.reservations.clone(),
-            armed: self.armed,
+            armed: self.armed.clone(),
             running: self.running,
             limit_pages: self.limit_pages,
             lock_breaks: self.lock_breaks,
@@ -498,7 +500,7 @@ impl Memory {
     /// After a successful store at `addr`: enter its page in the compiled
     /// code's write table, unless it holds code or a reservation is armed.
     pub fn jit_fill_write(&mut self, addr: u64) {
-        let armed = self.armed != 0;
+        let armed = !self.armed.is_empty();
         if let Store::Sparse(s) = &mut self.store {
             s.jit_fill_write(addr, armed);
         }
@@ -546,7 +548,7 @@ impl Memory {
     /// A mapping call may have replaced pages holding locked ranges.
     fn after_mapping(&mut self) {
         if let Store::Host(h) = &mut self.store {
-            h.sync_locks(&self.reservations, self.running);
+            h.sync_locks(&self.reservations, &self.armed, self.running);
         }
     }
 
@@ -658,7 +660,7 @@ impl Memory {
                 }
             }
         }
-        if self.armed != 0 {
+        if !self.armed.is_empty() {
             self.clear_reservations_hit(agent, addr, N as u64);
         }
         Ok(())
@@ -790,14 +792,14 @@ impl Memory {
             range,
         };
         if !was {
-            self.armed += 1;
+            self.armed.push(agent);
         }
         match &mut self.store {
             // Compiled stores must now take the checking path.
             Store::Sparse(s) => s.flush_jit_writes(),
             Store::Host(h) => {
                 if agent != self.running {
-                    h.sync_locks(&self.reservations, self.running);
+                    h.sync_locks(&self.reservations, &self.armed, self.running);
                 }
             }
         }
@@ -810,10 +812,10 @@ impl Memory {
         let old = *r;
         if r.lock_flag {
             r.lock_flag = false;
-            self.armed -= 1;
+            self.armed.retain(|&a| a != agent);
             if agent != self.running {
                 if let Store::Host(h) = &mut self.store {
-                    h.sync_locks(&self.reservations, self.running);
+                    h.sync_locks(&self.reservations, &self.armed, self.running);
                 }
             }
         }
@@ -821,21 +823,25 @@ impl Memory {
     }
 
     fn clear_reservations_hit(&mut self, agent: usize, addr: u64, len: u64) {
-        if self.armed == 0 {
+        if self.armed.is_empty() {
             return;
         }
         let mut cleared = false;
-        for (i, r) in self.reservations.iter_mut().enumerate() {
+        let reservations = &mut self.reservations;
+        let lock_breaks = &mut self.lock_breaks;
+        self.armed.retain(|&i| {
+            let r = &mut reservations[i];
             if i != agent && r.lock_flag && r.covers(addr, len) {
                 r.lock_flag = false;
-                self.armed -= 1;
-                self.lock_breaks += 1;
+                *lock_breaks += 1;
                 cleared = true;
+                return false;
             }
-        }
+            true
+        });
         if cleared {
             if let Store::Host(h) = &mut self.store {
-                h.sync_locks(&self.reservations, self.running);
+                h.sync_locks(&self.reservations, &self.armed, self.running);
             }
         }
     }
@@ -851,8 +857,8 @@ impl Memory {
         if self.running != agent {
             self.running = agent;
             if let Store::Host(h) = &mut self.store {
-                if self.armed != 0 || h.has_locks() {
-                    h.sync_locks(&self.reservations, agent);
+                if !self.armed.is_empty() || h.has_locks() {
+                    h.sync_locks(&self.reservations, &self.armed, agent);
                 }
             }
         }

@@ -4,7 +4,17 @@
 //! on the bus; then what a missing `INSBL` does.
 
 use alpha_emu::bare::{Bare, Options, Report};
-use alpha_emu::chipset::{self, WindowKind};
+use alpha_emu::chipset::{self, DeviceKind, WindowKind};
+
+/// The console UART's port, from the chipset table (the same on every
+/// chipset of the tour).
+fn uart_port(cs: &str) -> Result<u64, String> {
+    let c = chipset::by_name(cs).map_err(|e| e.0)?;
+    Ok(c.device(DeviceKind::Uart16550).ok_or("no UART")?.base)
+}
+
+/// 16550 line control register offset (lane 3 of the UART's first longword).
+const UART_LCR: u64 = 3;
 
 /// Instructions that leave the 64-bit `v` in `$2`, a byte at a time.
 fn constant(v: u64) -> String {
@@ -44,7 +54,10 @@ fn outb(cs: &str, b: u8, port: u64, insbl: bool) -> Result<(String, u64), String
 }
 
 pub fn demo_chipsets() -> Result<(), String> {
-    println!("== Alpha 5: the same outb(0x3f8, 'A') on four chipsets ==");
+    println!(
+        "== Alpha 5: the same outb(0x{:x}, 'A') on four chipsets ==",
+        uart_port("cia")?
+    );
     println!("  An EV4 cannot put a byte on the bus: sparse space encodes length and lane");
     println!("  in the address and software puts the byte in its lane (INSBL). Pyxis adds a");
     println!("  byte window for BWX CPUs; the Jensen has its own local I/O path.");
@@ -62,7 +75,7 @@ pub fn demo_chipsets() -> Result<(), String> {
             "jensen_local_outb: stl to (port<<9)+EISA_VL82C106",
         ),
     ] {
-        let (body, phys) = outb(cs, b'A', 0x3f8, true)?;
+        let (body, phys) = outb(cs, b'A', uart_port(cs)?, true)?;
         let r = run(cs, cpu, &body)?;
         let t = r.io.first().ok_or("no bus transaction")?;
         println!(
@@ -75,9 +88,10 @@ pub fn demo_chipsets() -> Result<(), String> {
         );
         println!("                as Linux's {how}");
     }
-    println!("  Without INSBL: outb(0x83, 0x3fb) (the UART's LCR, lane 3) on CIA:");
+    let lcr = uart_port("cia")? + UART_LCR;
+    println!("  Without INSBL: outb(0x83, 0x{lcr:x}) (the UART's LCR, lane 3) on CIA:");
     for insbl in [true, false] {
-        let (body, _) = outb("cia", 0x83, 0x3fb, insbl)?;
+        let (body, _) = outb("cia", 0x83, lcr, insbl)?;
         let r = run("cia", "ev5", &body)?;
         let t = r.io.first().ok_or("no bus transaction")?;
         let finding = r.findings.first().map_or("no finding".to_string(), |f| {

@@ -9,6 +9,8 @@ fn hex(v: u64) -> String {
     format!("0x{v:x}")
 }
 
+/// A window named as the contract, a Linux header or a manual names it (a
+/// chipset may answer to two names for one window: `Window::also`).
 fn window(name: &str) -> Result<WindowKind, Failure> {
     WindowKind::by_name(name).ok_or_else(|| {
         let names: Vec<&str> = WindowKind::ALL.iter().map(|k| k.name()).collect();
@@ -19,15 +21,28 @@ fn window(name: &str) -> Result<WindowKind, Failure> {
     })
 }
 
+/// The contract's object; a window with a note (`Window::note`) adds
+/// `"note"`.
 fn encoded_json(e: &Encoded) -> Value {
-    json!({
+    let mut v = json!({
         "chipset": e.chipset,
         "window": e.window.name(),
         "phys": hex(e.phys),
         "lane": e.lane,
         "length_code": e.length_code,
         "hae": e.hae.map(hex),
-    })
+    });
+    if let Some(n) = e.note {
+        v["note"] = json!(n);
+    }
+    v
+}
+
+/// The window's note, as a second line of the text output.
+fn note_line(e: &Encoded) {
+    if let Some(n) = e.note {
+        println!("note: {n}");
+    }
 }
 
 fn encoded_text(e: &Encoded) -> String {
@@ -65,6 +80,7 @@ pub fn run(c: IoCmd) -> CmdResult {
                 println!("{}", encoded_json(&e));
             } else {
                 println!("{}", encoded_text(&e));
+                note_line(&e);
             }
         }
         IoCmd::Decode {
@@ -90,19 +106,18 @@ pub fn run(c: IoCmd) -> CmdResult {
                         );
                     }
                 }
-                Decoded::Window { enc, or_quad } => {
+                Decoded::Window { enc } => {
                     let size = (enc.size != 0).then_some(enc.size);
                     if json {
                         let mut v = encoded_json(&enc);
                         v["bus_addr"] = json!(hex(enc.bus));
                         v["size"] = json!(size);
-                        v["or_quadword"] = json!(or_quad);
                         println!("{v}");
                     } else {
-                        let size = match (size, or_quad) {
-                            (None, _) => "the instruction's width".to_string(),
-                            (Some(s), true) => format!("{s} (or 8 by LDQ/STQ)"),
-                            (Some(s), false) => s.to_string(),
+                        let size = match size {
+                            None => "the instruction's width".to_string(),
+                            Some(8) => "8 (LDQ/STQ)".to_string(),
+                            Some(s) => s.to_string(),
                         };
                         println!(
                             "{} phys=0x{:x}: {} bus=0x{:x} size={} lane={} length_code={} hae={}",
@@ -115,6 +130,7 @@ pub fn run(c: IoCmd) -> CmdResult {
                             enc.length_code.map_or("-".into(), |l| l.to_string()),
                             enc.hae.map_or("-".into(), hex)
                         );
+                        note_line(&enc);
                     }
                 }
             }

@@ -7,7 +7,33 @@ use alpha_emu::chipset;
 use serde_json::json;
 use std::io::Write;
 
+/// What the host could give the guest at most: its memory plus swap, from
+/// `/proc/meminfo` (None where that cannot be read: only the machine's own
+/// 64 GiB bound applies).
+fn host_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let field = |name: &str| -> Option<u64> {
+        let line = text.lines().find(|l| l.starts_with(name))?;
+        let kib: u64 = line[name.len()..]
+            .trim()
+            .trim_end_matches("kB")
+            .trim()
+            .parse()
+            .ok()?;
+        kib.checked_mul(1024)
+    };
+    field("MemTotal:")?.checked_add(field("SwapTotal:").unwrap_or(0))
+}
+
 pub fn run(a: MachineArgs) -> CmdResult {
+    if let Some(host) = host_memory() {
+        if a.memory > host {
+            return Err(Failure(format!(
+                "--memory {}: more than this host can give ({host} bytes of memory and swap)",
+                a.memory
+            )));
+        }
+    }
     let cs = chipset::by_name(&a.chipset)?;
     let model = model(&a.cpu.cpu)?;
     let image =

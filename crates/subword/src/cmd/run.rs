@@ -227,6 +227,7 @@ pub fn run(a: RunArgs) -> CmdResult {
     opts.jit_stats = a.jit_stats;
     opts.deterministic = a.deterministic;
     opts.host_exec = true;
+    opts.host_signals = true;
     opts.ignored_signals = linux::guest_ignored(crate::signals_ignored_at_start());
     opts.jit = match (a.no_jit, a.jit_threshold) {
         (true, _) => None,
