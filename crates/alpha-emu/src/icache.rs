@@ -1,7 +1,9 @@
 //! The predecoded-instruction cache: every executable page is decoded once,
 //! on first execution, into 2048 micro-ops (see [`crate::exec::fast`]) plus
-//! an end-of-page sentinel, and reused until a store into the page, an
-//! unmap/protect, or `IMB` makes it stale.
+//! an end-of-page sentinel, and reused until an unmap/protect or `IMB`
+//! makes it stale. A store into a decoded page (portable memory) has only
+//! the quadword it changed decoded again, and what was compiled from the
+//! page dropped; over host-mapped memory it drops the page.
 //!
 //! **Invariant:** a block is used only after [`ICache::sync`] has seen the
 //! current [`Memory::code_generation`]; memory queues every page whose
@@ -35,6 +37,10 @@ pub const NEVER: u32 = 0x7fff_ffff;
 pub const MAX_JIT_THRESHOLD: u32 = 0x7fff_0000;
 /// Head states from here on name a compiled region.
 pub const COMPILED: u32 = 0x8000_0000;
+/// Stores that may drop a page's compiled code before the page stops being
+/// compiled (code that keeps writing its own page would otherwise be
+/// compiled again after every store).
+const SMC_DROPS: u32 = 4;
 /// Default number of arrivals at a head before its region is compiled.
 pub const DEFAULT_JIT_THRESHOLD: u32 = 1000;
 
@@ -57,6 +63,10 @@ pub struct ICache {
     cold: Box<Heads>,
     /// Per block, when it was decoded (see [`Request`]).
     epochs: Vec<u64>,
+    /// Per block, how often a store into it dropped its compiled code since
+    /// it was decoded; past [`SMC_DROPS`] the page is left to the
+    /// interpreter.
+    smc_drops: Vec<u32>,
     next_epoch: u64,
     jit: Jit,
     /// Compiled regions by entry pc, for linking (see [`Links`]).
@@ -90,6 +100,7 @@ impl Clone for ICache {
                 .collect(),
             cold: cold_heads(),
             epochs: self.epochs.clone(),
+            smc_drops: self.smc_drops.clone(),
             next_epoch: self.next_epoch,
             jit: {
                 let mut j = Jit::new();
@@ -122,6 +133,7 @@ impl ICache {
             heads: Vec::new(),
             cold: cold_heads(),
             epochs: Vec::new(),
+            smc_drops: Vec::new(),
             next_epoch: 0,
             jit: Jit::new(),
             links: Links::default(),
@@ -356,8 +368,12 @@ impl ICache {
 
     #[cold]
     fn sync_slow(&mut self, mem: &mut Memory) {
-        self.unlink_all();
-        for pn in mem.take_dirty_code() {
+        let dirty = mem.take_dirty_code();
+        let stored = mem.take_stored_code();
+        // Links lead to compiled code: they go whenever any may have gone
+        // (a mapping change, a stale page, a patched page that had some).
+        let mut unlink = stored.is_empty() || !dirty.is_empty();
+        for pn in dirty {
             if let Some(i) = self.map.remove(&pn) {
                 self.free.push(i);
             }
@@ -366,7 +382,57 @@ impl ICache {
                 *f = (u64::MAX, 0);
             }
         }
+        for q in stored {
+            unlink |= self.patch(mem, q);
+        }
+        if unlink {
+            self.unlink_all();
+        }
         self.seen_gen = mem.code_generation();
+    }
+
+    /// A store changed the quadword at `q` of a decoded page: decode its
+    /// two instructions again in place, and drop what was compiled from the
+    /// page (compiled regions do not record which words they read). The
+    /// rest of the page stays decoded, so a store near code costs a
+    /// quadword's decode, not the page's.
+    /// True when it dropped compiled code.
+    fn patch(&mut self, mem: &Memory, q: u64) -> bool {
+        let pn = q >> PAGE_SHIFT;
+        let Some(&i) = self.map.get(&pn) else {
+            return false;
+        };
+        let mut bytes = [0u8; 8];
+        if mem.peek(q, &mut bytes).is_err() {
+            return false;
+        }
+        let first = ((q & (PAGE_SIZE - 1)) >> 2) as usize;
+        let block = std::sync::Arc::make_mut(&mut self.blocks[i]);
+        for (k, w) in bytes.chunks_exact(4).enumerate() {
+            let insn = alpha_isa::decode(u32::from_le_bytes([w[0], w[1], w[2], w[3]]));
+            block[first + k] = translate(insn, q + 4 * k as u64, self.fast);
+        }
+        if self.smc_drops[i] > SMC_DROPS {
+            return false; // nothing compiled here any more
+        }
+        if let Some(h) = &self.heads[i] {
+            if h.iter().any(|c| c.get() == PENDING || c.get() >= COMPILED) {
+                self.smc_drops[i] += 1;
+                let again = if self.smc_drops[i] > SMC_DROPS {
+                    NEVER
+                } else {
+                    0
+                };
+                for c in h.iter() {
+                    c.set(again);
+                }
+                // Requests still being compiled belong to the old code.
+                self.next_epoch += 1;
+                self.epochs[i] = self.next_epoch;
+                return true;
+            }
+        }
+        false
     }
 
     /// The index of the decoded block of page `pn`, decoding it if needed.
@@ -406,11 +472,13 @@ impl ICache {
                         self.blocks.push(block);
                         self.heads.push((self.jit_threshold != 0).then(cold_heads));
                         self.epochs.push(0);
+                        self.smc_drops.push(0);
                         self.blocks.len() - 1
                     }
                 };
                 self.next_epoch += 1;
                 self.epochs[i] = self.next_epoch;
+                self.smc_drops[i] = 0;
                 self.map.insert(pn, i);
                 // Marking may have bumped nothing, but keep our view current.
                 i

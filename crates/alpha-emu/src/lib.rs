@@ -15,6 +15,8 @@
 //! - [`explore`]: the schedule explorer (strategies, replay strings,
 //!   minimisation, parallel and sharded runs) driving [`detect`].
 //! - [`loader`]: ELF64 Alpha executables into memory.
+//! - [`hostfile`]: the one bounded reader of whole host files (regular
+//!   files only, at most a caller's limit).
 //! - [`linux`]: the Linux user-mode personality (processes, threads, system
 //!   calls, signals, sockets, time, a guest `/proc`).
 //! - [`bare`] and [`chipset`]: the bare machine in kernel mode on an Alpha
@@ -36,6 +38,7 @@ pub mod exec;
 pub mod explore;
 pub mod fp;
 pub mod gdb;
+pub mod hostfile;
 pub mod icache;
 pub mod jit;
 pub mod linux;

@@ -20,6 +20,9 @@
 //! `ld.so` maps segments: the mapping starts at the page holding its
 //! `PT_LOAD` segment's first byte, so bias = start − page_down(p_vaddr) for
 //! the segment whose page-rounded file offset is the mapping's offset.
+//! An object is read only when it is a regular file of at most
+//! [`crate::hostfile::MAX_ELF`] bytes (a FIFO or device put where a
+//! library was has no symbols, rather than a read that never ends).
 
 use object::read::elf::{FileHeader, ProgramHeader};
 use object::{Object, ObjectSection};
@@ -206,8 +209,13 @@ impl Symbolizer {
     }
 }
 
+/// The bytes of object file `path`, read through [`crate::hostfile`].
+fn read_object(path: &std::path::Path) -> Option<Vec<u8>> {
+    crate::hostfile::read_file(path, crate::hostfile::MAX_ELF).ok()
+}
+
 fn parse(o: &LoadedObject) -> Option<Parsed> {
-    let data: Arc<[u8]> = std::fs::read(&o.path).ok()?.into();
+    let data: Arc<[u8]> = read_object(&o.path)?.into();
     let bias = match o.bias {
         Some(b) => b,
         None => bias_of(&data, o.start, o.file_offset)?,
@@ -235,7 +243,7 @@ fn parse(o: &LoadedObject) -> Option<Parsed> {
 pub fn mapping_bias(o: &LoadedObject) -> Option<u64> {
     match o.bias {
         Some(b) => Some(b),
-        None => bias_of(&std::fs::read(&o.path).ok()?, o.start, o.file_offset),
+        None => bias_of(&read_object(&o.path)?, o.start, o.file_offset),
     }
 }
 
@@ -307,11 +315,11 @@ pub fn store_shape(s: &alpha_isa::scan::RmwStore) -> &'static str {
 }
 
 /// The non-atomic sub-quadword store sites in the code of the Alpha ELF
-/// file at `path`, in scan order, each named by symbol and line.
-pub fn store_sites(path: &std::path::Path) -> Result<Vec<StoreSite>, String> {
+/// file `data` read from `path`, in scan order, each named by symbol and
+/// line.
+pub fn store_sites(path: &std::path::Path, data: &[u8]) -> Result<Vec<StoreSite>, String> {
     let name = path.display();
-    let data = std::fs::read(path).map_err(|e| format!("{name}: {e}"))?;
-    let code = alpha_isa::elf::read_code(&data).map_err(|e| format!("{name}: {e}"))?;
+    let code = alpha_isa::elf::read_code(data).map_err(|e| format!("{name}: {e}"))?;
     let secs: Vec<alpha_isa::scan::Code> = code
         .iter()
         .map(|s| alpha_isa::scan::Code {

@@ -523,3 +523,39 @@ fn bound_untouched_ram_is_not_mapped_and_both_names_reach_a_touched_page() {
     let r = b.run(Some(1000));
     assert_eq!(r.stop, Stop::Halt(0x2a), "{:?}", r.stop);
 }
+
+/// Self-modifying-code checks are per decoded instruction, not per page: a
+/// loop that stores into its own 8 KiB page (data beside code, as a kernel
+/// image has) must not have the page decoded again for every store, and a
+/// store that does change an instruction must take effect: the loop
+/// rewrites the `lda $16, 1` it then executes into `lda $16, 42`.
+#[test]
+fn exec_stores_into_the_code_page_decode_only_the_changed_words() {
+    // 5000 stores one page-half away from the loop, in the same page.
+    let src = "\t.text\n\t.globl _start\n_start:\n\
+        \tldah $1, 2($31)\n\tlda $1, 0x1000($1)\n\
+        \tlda $2, 5000($31)\n\
+        1:\tstq $2, 0($1)\n\tsubq $2, 1, $2\n\tbne $2, 1b\n\
+        \tbr $3, 2f\n\
+        2:\tldl $4, 16($3)\n\tlda $4, 41($4)\n\tstl $4, 16($3)\n\
+        \tnop\n\
+        \tlda $16, 1($31)\n\
+        \tcall_pal 0\n";
+    for jit in [None, Some(2)] {
+        let cs = chipset::by_name("cia").unwrap();
+        let model = alpha_isa::model_by_name("ev5").unwrap();
+        let opts = Options {
+            jit_threshold: jit,
+            ..Options::default()
+        };
+        let mut b = Bare::new(cs, model, &opts, &image(src)).unwrap();
+        b.machine.set_jit_background(false);
+        let r = b.run(Some(1_000_000));
+        assert_eq!(r.stop, Stop::Halt(42), "jit {jit:?}: {:?}", r.stop);
+        assert!(
+            r.decoded_pages <= 2,
+            "jit {jit:?}: the code page was decoded {} times",
+            r.decoded_pages
+        );
+    }
+}

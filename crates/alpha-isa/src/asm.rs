@@ -954,7 +954,12 @@ impl Asm {
         let v = e.expr()?;
         e.ws();
         if e.i != s.len() {
-            return Err(format!("junk `{}` after expression", &s[e.i..]));
+            // A character constant takes one byte, so `e.i` may sit inside
+            // a multi-byte character: quote the rest as bytes.
+            return Err(format!(
+                "junk `{}` after expression",
+                String::from_utf8_lossy(&e.s[e.i..])
+            ));
         }
         Ok(v)
     }

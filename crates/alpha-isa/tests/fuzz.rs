@@ -153,3 +153,14 @@ fn elf_reader_names_what_is_wrong() {
     assert!(read_code(b"#!/bin/sh\n").unwrap_err().0.contains("magic"));
     assert!(read_code(&good[..100]).is_err());
 }
+
+/// Found by `fuzz_asm_source` (docs/fuzzing.md): a character constant is
+/// one byte, as GNU as reads it, so `'é` leaves the rest of `é` as junk;
+/// quoting that junk sliced the line inside the character and panicked.
+#[test]
+fn a_character_constant_before_a_multibyte_character_is_an_error_not_a_panic() {
+    for src in ["\t.quad 'é\n", "\t.long '€'\n", "\tlda $1, 'ü($2)\n"] {
+        let e = assemble(src, "t.s").unwrap_err().to_string();
+        assert!(e.contains("junk"), "{src:?}: {e}");
+    }
+}

@@ -28,7 +28,7 @@ pub mod scenario;
 pub use ops::OPS;
 pub use report::{Warning, WarningKind};
 pub use runner::{FileReport, RunOptions, Runner, StepFailure, Transfer};
-pub use scenario::{load, parse, run, run_on, Scenario, ScenarioError};
+pub use scenario::{parse, run, run_on, Scenario, ScenarioError};
 
 /// The `--json` object of a run over several files; files that did not
 /// parse are listed under `malformed` (and make `passed` false):

@@ -6,7 +6,6 @@
 //! here panics.
 
 use std::fmt;
-use std::path::Path;
 
 use crate::fields::{number, Fields};
 use crate::ops::{self, Step};
@@ -128,17 +127,6 @@ fn one_line(s: &str) -> String {
 
 fn as_str(v: &toml::Value) -> Option<&str> {
     v.as_str()
-}
-
-/// Reads and parses a scenario file; the error names the file.
-pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
-    let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
-        file: file.clone(),
-        step: None,
-        reason: format!("cannot read: {e}"),
-    })?;
-    parse(&file, &text)
 }
 
 /// Runs every step of `sc` on a fresh machine; a failed expectation is

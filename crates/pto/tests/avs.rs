@@ -36,8 +36,14 @@ fn tomls(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// Reads and parses a scenario of the repository.
+fn load(p: &Path) -> Result<scenario::Scenario, scenario::ScenarioError> {
+    let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    scenario::parse(&p.display().to_string(), &text)
+}
+
 fn run_file(p: &Path, opts: RunOptions) -> FileReport {
-    let sc = scenario::load(p).unwrap_or_else(|e| panic!("malformed scenario: {e}"));
+    let sc = load(p).unwrap_or_else(|e| panic!("malformed scenario: {e}"));
     scenario::run(&sc, opts)
 }
 
@@ -208,7 +214,7 @@ fn scenario_free_static_id(rel: &str) -> String {
 #[test]
 fn scenarios_are_named_by_avs_id_with_the_spec_summary() {
     for f in tomls(&avs_dir()) {
-        let sc = scenario::load(&f).unwrap();
+        let sc = load(&f).unwrap();
         let name = sc.name.unwrap_or_default();
         assert!(
             name.starts_with("PTO-AVS-"),

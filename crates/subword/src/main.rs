@@ -3,8 +3,8 @@
 //! into the library crates. Nothing here knows an instruction encoding.
 
 mod cmd;
-mod files;
-mod numarg;
+
+use subword::{files, numarg};
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -651,7 +651,11 @@ fn main() -> ExitCode {
                 .collect();
             let line = head.join(" ");
             let line = line.strip_prefix("error: ").unwrap_or(&line);
-            eprintln!("subword: {line} (see {} --help)", help_path());
+            eprintln!(
+                "subword: {} (see {} --help)",
+                files::escape(line),
+                help_path()
+            );
             return ExitCode::from(2);
         }
     };
@@ -663,7 +667,7 @@ fn main() -> ExitCode {
     match result {
         Ok(Outcome::Status(s)) => ExitCode::from(s),
         Err(Failure(msg)) => {
-            eprintln!("subword: {msg}");
+            eprintln!("subword: {}", files::escape(&msg));
             ExitCode::from(2)
         }
     }

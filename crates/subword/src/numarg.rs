@@ -1,4 +1,5 @@
-//! Number arguments: decimal or `0x` hexadecimal, as the contract requires.
+//! Number arguments: decimal or `0x` hexadecimal, as the contract requires;
+//! and the text files of hex words `pto disasm` reads.
 
 /// Parse a decimal or `0x`-prefixed hexadecimal unsigned number.
 pub fn parse_u64(s: &str) -> Result<u64, String> {
@@ -55,9 +56,53 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     })
 }
 
+/// Parses a text file of 32-bit hex words (whitespace or comma separated,
+/// `0x` optional, `_` between digits ignored, `#` starts a comment); the
+/// error names `name`, the line and the token.
+pub fn parse_hex_words(text: &str, name: &str) -> Result<Vec<u32>, String> {
+    let mut words = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("");
+        for tok in line.split(|c: char| c.is_whitespace() || c == ',') {
+            if tok.is_empty() {
+                continue;
+            }
+            let h = tok
+                .strip_prefix("0x")
+                .or_else(|| tok.strip_prefix("0X"))
+                .unwrap_or(tok)
+                .replace('_', "");
+            // Only hex digits: `from_str_radix` alone would take a sign.
+            let w = (!h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit()))
+                .then(|| u32::from_str_radix(&h, 16).ok())
+                .flatten()
+                .ok_or_else(|| format!("{name}:{}: `{tok}` is not a 32-bit hex word", i + 1))?;
+            words.push(w);
+        }
+    }
+    Ok(words)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{parse_size, parse_u64};
+    use super::{parse_hex_words, parse_size, parse_u64};
+
+    #[test]
+    fn hex_word_files_accept_prefixes_comments_and_name_bad_tokens() {
+        let w = parse_hex_words("0xe0111181 00085e13 # comment\n0X0031_0013,1\n", "f").unwrap();
+        assert_eq!(w, [0xe011_1181, 0x0008_5e13, 0x0031_0013, 1]);
+        let e = parse_hex_words("1\n0x1g\n", "words.txt").unwrap_err();
+        assert_eq!(e, "words.txt:2: `0x1g` is not a 32-bit hex word");
+        assert!(
+            parse_hex_words("123456789", "f").is_err(),
+            "more than 32 bits"
+        );
+        assert!(
+            parse_hex_words("+1f", "f").is_err(),
+            "a sign is not a digit"
+        );
+        assert!(parse_hex_words("0x_", "f").is_err());
+    }
     #[test]
     fn sizes_take_binary_suffixes_and_overflow_is_out_of_range() {
         assert_eq!(parse_size("1G"), Ok(1 << 30));

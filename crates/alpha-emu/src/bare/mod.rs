@@ -147,6 +147,9 @@ pub struct Report {
     pub insns: u64,
     /// Regions the compiling tier compiled during the run.
     pub jit_regions: u64,
+    /// Code pages decoded during the run (a page is decoded once, however
+    /// often stores change words in it).
+    pub decoded_pages: u64,
 }
 
 /// Bad input (exit 2).
@@ -452,6 +455,7 @@ impl Bare {
         Report {
             insns: self.machine.cpus[0].icount,
             jit_regions: self.machine.jit_stats().regions,
+            decoded_pages: self.machine.icache.decoded_pages,
             stop,
             console: std::mem::take(&mut self.dev.console),
             findings: std::mem::take(&mut self.findings),

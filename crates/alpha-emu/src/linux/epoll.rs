@@ -169,15 +169,7 @@ impl TimerFd {
     }
 }
 
-fn read_mem(p: &Process, addr: u64, len: usize) -> Result<Vec<u8>, u64> {
-    let mut b = vec![0u8; len];
-    p.machine.mem.read_user(addr, &mut b).map_err(|_| EFAULT)?;
-    Ok(b)
-}
-
-fn put(p: &mut Process, addr: u64, bytes: &[u8]) -> Result<(), u64> {
-    p.machine.mem.write_user(addr, bytes).map_err(|_| EFAULT)
-}
+use super::uaccess::{put, read_bytes as read_mem};
 
 /// Perform epoll/timerfd system call `nr`, if it is one.
 pub fn dispatch(p: &mut Process, host: &dyn Host, nr: u64, a: [u64; 6]) -> Option<Outcome> {

@@ -24,10 +24,11 @@ pub mod registry;
 pub mod sched;
 pub mod signal;
 pub mod stack;
+pub mod sys;
 pub mod syscall;
-pub mod sysnames;
 pub mod thread;
 pub mod time;
+pub mod uaccess;
 
 pub use thread::{Thread, ThreadState};
 
@@ -597,17 +598,18 @@ impl Process {
                 (Some(root), false) => root.join(interp.trim_start_matches('/')),
                 _ => host,
             };
-            let bytes = std::fs::read(&host).map_err(|e| {
-                let hint = if opts.sysroot.is_none() {
-                    " (dynamically linked: give --sysroot DIR holding the guest's libraries)"
-                } else {
-                    ""
-                };
-                format!(
-                    "cannot read the program interpreter {}: {e}{hint}",
-                    host.display()
-                )
-            })?;
+            let bytes =
+                crate::hostfile::read_file(&host, crate::hostfile::MAX_ELF).map_err(|e| {
+                    let hint = if opts.sysroot.is_none() {
+                        " (dynamically linked: give --sysroot DIR holding the guest's libraries)"
+                    } else {
+                        ""
+                    };
+                    format!(
+                        "cannot read the program interpreter {}: {e}{hint}",
+                        host.display()
+                    )
+                })?;
             let li = loader::load(&mut machine.mem, &bytes, INTERP_BASE)
                 .map_err(|e| format!("program interpreter {}: {e}", host.display()))?;
             entry = li.entry;

@@ -161,30 +161,7 @@ fn host_result(r: isize) -> Result<u64, u64> {
     }
 }
 
-fn read_mem(p: &Process, addr: u64, len: usize) -> Result<Vec<u8>, u64> {
-    let mut b = vec![0u8; len];
-    if len > 0 {
-        p.machine.mem.read_user(addr, &mut b).map_err(|_| EFAULT)?;
-    }
-    Ok(b)
-}
-
-fn read_u32(p: &Process, addr: u64) -> Result<u32, u64> {
-    let b = read_mem(p, addr, 4)?;
-    Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-}
-
-fn read_u64(p: &Process, addr: u64) -> Result<u64, u64> {
-    let b = read_mem(p, addr, 8)?;
-    Ok(u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
-}
-
-fn put(p: &mut Process, addr: u64, bytes: &[u8]) -> Result<(), u64> {
-    if bytes.is_empty() {
-        return Ok(());
-    }
-    p.machine.mem.write_user(addr, bytes).map_err(|_| EFAULT)
-}
+use super::uaccess::{put, read_bytes as read_mem, read_u32, read_u64};
 
 /// Install a new host object as a guest descriptor.
 fn install(p: &mut Process, obj: HostObj, nonblock: bool, cloexec: bool) -> Result<u64, u64> {

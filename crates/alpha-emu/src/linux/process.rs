@@ -963,7 +963,11 @@ fn read_executable(host: &std::path::Path) -> Result<Vec<u8>, u64> {
     if unsafe { libc::access(c.as_ptr(), libc::X_OK) } != 0 {
         return Err(EACCES);
     }
-    std::fs::read(host).map_err(|e| fs::host_errno(&e))
+    crate::hostfile::read_file(host, crate::hostfile::MAX_ELF).map_err(|e| match e {
+        crate::hostfile::ReadError::Io(e) => fs::host_errno(&e),
+        crate::hostfile::ReadError::NotRegular(_) => EACCES,
+        crate::hostfile::ReadError::TooBig { .. } => ENOMEM,
+    })
 }
 
 /// `#!interp [arg]` of a script, as binfmt_script splits it.

@@ -391,7 +391,7 @@ impl Timers {
 
 // ------------------------------------------------------------ the process
 
-use super::errno::{EAGAIN, EFAULT, EINTR};
+use super::errno::{EAGAIN, EINTR};
 use super::signal::{self, Info};
 use super::syscall::Outcome;
 use super::{Process, ThreadState};
@@ -406,19 +406,7 @@ const SIGEV_NONE: u32 = 1;
 const SIGEV_THREAD: u32 = 2;
 const SIGEV_THREAD_ID: u32 = 4;
 
-fn get(p: &Process, addr: u64, n: usize) -> Result<Vec<u8>, u64> {
-    let mut b = vec![0u8; n];
-    p.machine.mem.read_user(addr, &mut b).map_err(|_| EFAULT)?;
-    Ok(b)
-}
-
-fn word(b: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(b[at..at + 8].try_into().unwrap_or([0; 8]))
-}
-
-fn put(p: &mut Process, addr: u64, bytes: &[u8]) -> Result<(), u64> {
-    p.machine.mem.write_user(addr, bytes).map_err(|_| EFAULT)
-}
+use super::uaccess::{put, read_bytes as get, word};
 
 /// A guest timespec's raw fields, for `--strace`.
 pub fn read_timespec_raw(p: &Process, addr: u64) -> Option<(i64, i64)> {

@@ -270,12 +270,20 @@ impl Reservation {
 pub(crate) struct CodeLog {
     gen: u64,
     dirty: Vec<u64>,
+    /// Aligned quadwords of predecoded pages that a store changed (the
+    /// page itself stays decoded: only these words are decoded again).
+    stored: Vec<u64>,
 }
 
 impl CodeLog {
     /// Page `pn` held decoded code and changed.
     fn stale(&mut self, pn: u64) {
         self.dirty.push(pn);
+        self.gen += 1;
+    }
+    /// A store into the quadword at `addr` of a page holding decoded code.
+    fn stored(&mut self, addr: u64) {
+        self.stored.push(addr & !7);
         self.gen += 1;
     }
     /// Something about mapped code changed (mapping calls).
@@ -882,6 +890,14 @@ impl Memory {
     /// Pages whose decoded copies became stale since the last call.
     pub fn take_dirty_code(&mut self) -> Vec<u64> {
         std::mem::take(&mut self.code.dirty)
+    }
+
+    /// Aligned quadwords of still-decoded pages that stores changed since
+    /// the last call (portable memory: a store into a code page leaves the
+    /// page decoded and reports the quadword, so only the instructions it
+    /// holds are decoded again).
+    pub fn take_stored_code(&mut self) -> Vec<u64> {
+        std::mem::take(&mut self.code.stored)
     }
 
     /// Mark the executable page `pn` as holding decoded code and return its

@@ -584,11 +584,13 @@ impl Sparse {
             return Err(fault(FaultKind::Protection));
         }
         let ptr = self.page_mut(slot, pn).as_mut_ptr() as usize;
-        if std::mem::take(&mut self.pages[slot].code) {
-            // A store into predecoded code: have the instruction cache drop
-            // the block. The page is not cached for writes this time; the
-            // next store finds it unmarked and caches it.
-            code.stale(pn);
+        if self.pages[slot].code {
+            // A store into predecoded code: the instruction cache decodes
+            // the quadword it changes again (and drops what was compiled
+            // from the page), keeping the rest of the page. The page stays
+            // marked and out of the write cache, so every store into it
+            // comes here.
+            code.stored(addr);
             return Ok(ptr);
         }
         self.wtlb[(pn as usize) & (TLB_SIZE - 1)] = TlbEntry { pn, slot, ptr };

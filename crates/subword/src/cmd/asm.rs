@@ -6,8 +6,7 @@ use crate::{files, AsmArgs, CmdResult, Failure, Outcome};
 
 pub fn run(a: AsmArgs) -> CmdResult {
     let name = files::display(&a.input, false);
-    let src = files::read(&a.input).map_err(|e| Failure(format!("{name}: {e}")))?;
-    let src = String::from_utf8(src).map_err(|_| Failure(format!("{name}: not UTF-8 text")))?;
+    let src = files::read_text(&a.input, files::Input::Source).map_err(Failure)?;
     let prog = alpha_isa::assemble(&src, &name).map_err(|e| Failure(e.to_string()))?;
     let elf = prog.to_elf();
     let out = files::display(&a.output, true);

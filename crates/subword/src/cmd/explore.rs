@@ -695,7 +695,8 @@ pub fn run(a: ExploreArgs) -> CmdResult {
         let k = match elfs.iter().position(|(p, _)| p == &path) {
             Some(k) => k,
             None => {
-                let elf = std::fs::read(&path).map_err(|e| Failure(format!("{path}: {e}")))?;
+                let elf = crate::files::read_file(path.as_ref(), crate::files::Input::Elf)
+                    .map_err(Failure)?;
                 elfs.push((path, elf));
                 elfs.len() - 1
             }

@@ -17,18 +17,10 @@
 use super::explore_json::{checked_sum, one_line, Explore, Finding, ObjectCoverage, StoreSite};
 use crate::{CmdResult, ExploreMergeArgs, Failure, Outcome};
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Read;
 
 fn read(name: &str) -> Result<Explore, Failure> {
-    let text = if name == "-" {
-        let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
-            .map_err(|e| Failure(format!("standard input: {e}")))?;
-        s
-    } else {
-        std::fs::read_to_string(name).map_err(|e| Failure(format!("{}: {e}", one_line(name))))?
-    };
+    let text =
+        crate::files::read_text(name.as_ref(), crate::files::Input::Shard).map_err(Failure)?;
     Explore::parse(&text).map_err(|e| Failure(format!("{}: {e}", one_line(name))))
 }
 

@@ -36,8 +36,7 @@ pub fn run(a: MachineArgs) -> CmdResult {
     }
     let cs = chipset::by_name(&a.chipset)?;
     let model = model(&a.cpu.cpu)?;
-    let image =
-        std::fs::read(&a.image).map_err(|e| Failure(format!("{}: {e}", a.image.display())))?;
+    let image = crate::files::read_file(&a.image, crate::files::Input::Image).map_err(Failure)?;
     let opts = bare::Options {
         memory: a.memory,
         load: a.load,

@@ -10,21 +10,39 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use pto_scenario::{self as scenario, FileReport, RunOptions, Scenario};
+use pto_scenario::{self as scenario, FileReport, RunOptions, Scenario, ScenarioError};
 
 use crate::{CmdResult, Failure, Outcome, PtoRunArgs};
+
+/// Reads (through `files`, bounded) and parses a scenario file; the error
+/// names the file.
+fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+    let file = path.display().to_string();
+    let text = crate::files::read_text(path, crate::files::Input::Scenario).map_err(|e| {
+        let reason = e
+            .strip_prefix(&format!("{file}: "))
+            .unwrap_or(&e)
+            .to_string();
+        ScenarioError {
+            file: file.clone(),
+            step: None,
+            reason,
+        }
+    })?;
+    scenario::parse(&file, &text)
+}
 
 fn load_all(paths: &[PathBuf]) -> Result<Vec<Scenario>, Failure> {
     paths
         .iter()
-        .map(|p| scenario::load(p).map_err(|e| Failure(e.to_string())))
+        .map(|p| load(p).map_err(|e| Failure(e.to_string())))
         .collect()
 }
 
 fn warn_all(reports: &[FileReport]) {
     for r in reports {
         for line in r.warning_lines() {
-            eprintln!("subword: warning: {line}");
+            eprintln!("subword: warning: {}", crate::files::escape(&line));
         }
     }
 }
@@ -39,7 +57,7 @@ pub fn run(args: PtoRunArgs) -> CmdResult {
         let mut good = Vec::new();
         let mut bad = Vec::new();
         for p in &args.scenarios {
-            match scenario::load(p) {
+            match load(p) {
                 Ok(s) => good.push(s),
                 Err(e) => bad.push(e),
             }
@@ -68,14 +86,14 @@ pub fn run(args: PtoRunArgs) -> CmdResult {
         );
         if !malformed.is_empty() {
             for e in &malformed {
-                eprintln!("subword: {e}");
+                eprintln!("subword: {}", crate::files::escape(&e.to_string()));
             }
             return Ok(Outcome::Status(2));
         }
     } else {
         for r in &reports {
             for line in r.failure_lines() {
-                println!("{line}");
+                println!("{}", crate::files::escape(&line));
             }
         }
         let steps: usize = reports.iter().map(|r| r.steps_run).sum();
@@ -97,12 +115,12 @@ pub fn run(args: PtoRunArgs) -> CmdResult {
 
 /// `subword pto footprint SCENARIO --svg FILE [--element-stride]`
 pub fn footprint(scenario_path: &Path, svg_path: Option<&Path>, element_stride: bool) -> CmdResult {
-    let sc = scenario::load(scenario_path).map_err(|e| Failure(e.to_string()))?;
+    let sc = load(scenario_path).map_err(|e| Failure(e.to_string()))?;
     let opts = RunOptions { element_stride };
     let report = scenario::run(&sc, opts);
     warn_all(std::slice::from_ref(&report));
     for line in report.failure_lines() {
-        println!("{line}");
+        println!("{}", crate::files::escape(&line));
     }
     let status = Outcome::Status(if report.passed() { 0 } else { 1 });
     let Some(svg_path) = svg_path else {
@@ -280,7 +298,7 @@ fn bench_avs_suite() -> Option<(f64, usize)> {
     );
     let (mut total, mut passed) = (0.0, 0);
     for f in &files {
-        let Ok(sc) = scenario::load(f) else {
+        let Ok(sc) = load(f) else {
             println!("  {:>9}  {} (malformed)", "-", f.display());
             continue;
         };

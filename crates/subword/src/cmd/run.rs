@@ -208,7 +208,7 @@ pub fn run(a: RunArgs) -> CmdResult {
             "unknown option `{path}` before PROGRAM (see subword alpha run --help)"
         )));
     }
-    let elf = std::fs::read(&path).map_err(|e| Failure(format!("{path}: {e}")))?;
+    let elf = crate::files::read_file(path.as_ref(), crate::files::Input::Elf).map_err(Failure)?;
     let argv = a.command.clone();
     let mut opts = Options::new(model, argv);
     opts.lock_range = lock_range;

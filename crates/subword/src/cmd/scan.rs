@@ -68,9 +68,9 @@ fn shape(s: &alpha_isa::scan::RmwStore) -> &'static str {
     alpha_emu::symbols::store_shape(s)
 }
 
-fn load(path: &Path) -> Result<(Report, Names), String> {
+fn load(path: &Path) -> Result<(Report, Names, Vec<u8>), String> {
     let name = crate::files::display(path, false);
-    let data = crate::files::read(path).map_err(|e| format!("{name}: {e}"))?;
+    let data = crate::files::read(path, crate::files::Input::Elf)?;
     let code = alpha_isa::elf::read_code(&data).map_err(|e| format!("{name}: {e}"))?;
     let all = alpha_isa::elf::read_symbols(&data).map_err(|e| format!("{name}: {e}"))?;
     let syms = Symbols::for_section(&all, ".text");
@@ -81,7 +81,8 @@ fn load(path: &Path) -> Result<(Report, Names), String> {
             bytes: &s.bytes,
         })
         .collect();
-    Ok((scan(&secs), Names::new(path, syms)))
+    let rep = scan(&secs);
+    Ok((rep, Names::new(path, syms), data))
 }
 
 fn ext_json(u: &ExtUse, names: &Names) -> Value {
@@ -136,11 +137,11 @@ fn report_json(path: &str, rep: &Report, names: &Names, sites: &[StoreSite]) -> 
 
 pub fn run(a: ScanArgs) -> CmdResult {
     let name = crate::files::display(&a.binary, false);
-    let (rep, names) = load(&a.binary).map_err(Failure)?;
+    let (rep, names, data) = load(&a.binary).map_err(Failure)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let res = if a.json {
-        let sites = alpha_emu::symbols::store_sites(&a.binary).map_err(Failure)?;
+        let sites = alpha_emu::symbols::store_sites(&a.binary, &data).map_err(Failure)?;
         writeln!(out, "{}", report_json(&name, &rep, &names, &sites))
     } else {
         write_text(&mut out, &name, &rep, &names)
