@@ -14,6 +14,7 @@
 //! hands them to the host as subword does. The fork bomb runs under
 //! subword only (under qemu it is a real one).
 
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
@@ -88,6 +89,17 @@ fn qemu(model: &str, stat: bool) -> Option<Command> {
 /// process group (forked guests included): a hang fails the test.
 fn run(mut c: Command) -> Output {
     c.stdin(Stdio::null());
+    // The expectations are those of a program started in the foreground:
+    // a shell's background job (`cargo test &`) inherits SIGINT and SIGQUIT
+    // ignored, which the guest would see (as it does under Linux).
+    // SAFETY: signal(2) is async-signal-safe, as pre_exec requires.
+    unsafe {
+        c.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            libc::signal(libc::SIGQUIT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
     let what = format!("{c:?}");
     testkit::watchdog::output(&what, c, testkit::watchdog::PROBE_LIMIT)
 }

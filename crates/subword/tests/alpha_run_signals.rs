@@ -6,7 +6,8 @@
 //! SIGTSTP from outside and the guest's own `kill(getpid(), SIGSTOP)` stop
 //! the host process (seen as `T` in `/proc/PID/status`) until SIGCONT, as
 //! under qemu-alpha; under `--deterministic` the waiting guest is a
-//! deadlock, reported at once. Every run is bounded: the probe waits at
+//! deadlock, reported at once. A child whose parent ended sees its new
+//! parent in `getppid`. Every run is bounded: the probe waits at
 //! most a few seconds for each state, and a watchdog kills what is left.
 
 use std::io::{BufRead, BufReader, Read};
@@ -269,5 +270,20 @@ fn sigtstp_from_outside_stops_the_process_and_sigcont_continues_its_read() {
         let (out, code, _) = p.finish();
         assert_eq!(out, "read after the stop: 0\n", "{who}");
         assert_eq!(code, Some(0), "{who}");
+    }
+}
+
+#[test]
+fn getppid_after_the_parent_ended_names_the_new_parent() {
+    let Some(b) = bin() else { return };
+    for (who, mut c) in runners(b, "getppid") {
+        c.stdin(Stdio::null());
+        let o = testkit::watchdog::output(who, c, Duration::from_secs(60));
+        assert_eq!(
+            String::from_utf8_lossy(&o.stdout),
+            "child: getppid changed from the dead parent: 1\n",
+            "{who}"
+        );
+        assert_eq!(o.status.code(), Some(0), "{who}");
     }
 }

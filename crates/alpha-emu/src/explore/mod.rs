@@ -137,7 +137,8 @@ impl Strategy {
 #[derive(Clone, Debug)]
 pub struct Settings {
     /// The run options (model, argv, sysroot, lock range…); the explorer
-    /// forces `deterministic` on and the compiling tier off.
+    /// forces `deterministic` on, the compiling tier off, and refuses a
+    /// program that forks ([`Options::may_fork`]).
     pub opts: Options,
     pub strategy: Strategy,
     pub schedules: u64,
@@ -176,6 +177,7 @@ impl Settings {
     fn run_opts(&self) -> Options {
         let mut o = self.opts.clone();
         o.deterministic = true;
+        o.may_fork = false;
         o.jit = None;
         o.jit_stats = false;
         o.inline_rduniq = false;

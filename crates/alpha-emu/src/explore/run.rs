@@ -362,7 +362,8 @@ impl Start {
     }
 }
 
-/// Run one schedule. `Err` only when the program cannot be loaded.
+/// Run one schedule. `Err` when the program cannot be loaded, or when it
+/// forks ([`Options::may_fork`] is off under the explorer).
 pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String> {
     let mut own;
     let mut reused;
@@ -389,6 +390,9 @@ pub fn run(spec: &Spec<'_>, chooser: &mut dyn Chooser) -> Result<Outcome, String
         }
     };
     drive(&mut p, det, &mut vars, spec, Some(chooser));
+    if let Some(why) = p.refused.take() {
+        return Err(why);
+    }
     let Vars {
         mut out,
         mut seen_findings,

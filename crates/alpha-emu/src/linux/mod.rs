@@ -265,6 +265,11 @@ pub struct Options {
     /// waits with nothing else to wake it, the run waits for a host signal
     /// instead of ending as a deadlock. Off, a stop signal is ignored.
     pub host_signals: bool,
+    /// `fork`, `vfork` and `clone` without `CLONE_VM` fork the host
+    /// process. Off (the schedule explorer, which explores the threads of
+    /// one process), such a call ends the run instead and
+    /// [`Process::refused`] says why.
+    pub may_fork: bool,
 }
 
 impl Options {
@@ -289,6 +294,7 @@ impl Options {
             host_exec: false,
             ignored_signals: 0,
             host_signals: false,
+            may_fork: true,
         }
     }
 
@@ -519,6 +525,9 @@ pub struct Process {
     /// Live threads the process may hold ([`thread::max_threads`]); `clone`
     /// of one more fails with EAGAIN.
     pub max_threads: usize,
+    /// Why the run ended before its program did: it asked for what these
+    /// options refuse ([`Options::may_fork`]).
+    pub refused: Option<String>,
 }
 
 /// Processors under `--deterministic`: a fixed count (a four-way
@@ -741,6 +750,7 @@ impl Process {
             memory_warning,
             ncpus: guest_cpus(opts.deterministic),
             max_threads: thread::max_threads(opts.deterministic),
+            refused: None,
         };
         p.add_thread(Thread::new(id.pid, 0, 0));
         if opts.host_signals {
@@ -813,6 +823,7 @@ impl Process {
             memory_warning: None,
             ncpus: self.ncpus,
             max_threads: self.max_threads,
+            refused: self.refused.clone(),
         }
     }
 

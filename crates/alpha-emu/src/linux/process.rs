@@ -459,6 +459,13 @@ pub(super) fn unpublish(p: &mut Process) -> bool {
 /// without `CLONE_VM` (or with `CLONE_VM|CLONE_VFORK`): a host fork.
 pub fn fork(p: &mut Process, c: usize, flags: u64, a: [u64; 6]) -> Outcome {
     let (newsp, ptid, ctid, tls) = (a[1], a[2], a[3], a[4]);
+    if !p.opts.may_fork {
+        let pc = p.machine.cpus[c].pc.wrapping_sub(4);
+        p.refused = Some(format!(
+            "the program forks (a new process at pc 0x{pc:x}); alpha explore explores the threads of one process: run it with alpha run"
+        ));
+        return Outcome::Exit(0);
+    }
     let max = p.procs.max;
     let live = match counter(p) {
         Ok(l) => l,
@@ -581,6 +588,17 @@ pub fn fork(p: &mut Process, c: usize, flags: u64, a: [u64; 6]) -> Outcome {
         let _ = super::syscall::put_u32(p, ctid, me);
     }
     Outcome::Return(Ok(0))
+}
+
+/// `getppid`: the host's parent pid, read at the call, so a process whose
+/// parent ended sees its new parent (1, or the nearest subreaper), as on
+/// Linux; the root process under `--deterministic` keeps its fixed parent.
+pub fn parent_pid(p: &Process) -> u32 {
+    if p.deterministic && !p.procs.forked {
+        return p.id.ppid;
+    }
+    // SAFETY: getppid has no preconditions.
+    unsafe { libc::getppid() as u32 }
 }
 
 // ------------------------------------------------------------------ wait

@@ -398,7 +398,7 @@ fn sigset(bits: u64) -> String {
 /// `/proc/self/status`, the fields programs read (fs/proc/array.c order).
 pub fn status(p: &Process) -> String {
     use super::signal::{SIG_DFL, SIG_IGN};
-    let live = p.threads.iter().filter(|t| !t.exited()).count();
+    let live = p.live_threads();
     let mut ign = 0u64;
     let mut cgt = 0u64;
     for (s, a) in p.signals.actions.iter().enumerate().skip(1) {
@@ -427,7 +427,7 @@ pub fn status(p: &Process) -> String {
         id.umask,
         id.pid,
         id.pid,
-        id.ppid,
+        super::process::parent_pid(p),
         id.uid,
         id.euid,
         id.euid,
@@ -448,13 +448,13 @@ pub fn status(p: &Process) -> String {
 /// `/proc/self/stat`: pid, (comm), state, ppid and zeros elsewhere except
 /// the thread count and virtual size.
 pub fn stat(p: &Process) -> String {
-    let live = p.threads.iter().filter(|t| !t.exited()).count();
+    let live = p.live_threads();
     let id = &p.id;
     let mut f: Vec<String> = vec![
         id.pid.to_string(),
         format!("({})", p.comm),
         "R".into(),
-        id.ppid.to_string(),
+        super::process::parent_pid(p).to_string(),
     ];
     // Fields 5..=52 (fs/proc/array.c do_task_stat); 20 = num_threads,
     // 23 = vsize.

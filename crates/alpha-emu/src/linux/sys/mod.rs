@@ -786,7 +786,9 @@ pub const TABLE: &[Call] = &[
     enosys(529, "fstatfs64", "xxx"),
     call(530, "getegid", "", |p, _, _| R(Ok(p.id.egid as u64))),
     call(531, "geteuid", "", |p, _, _| R(Ok(p.id.euid as u64))),
-    call(532, "getppid", "", |p, _, _| R(Ok(p.id.ppid as u64))),
+    call(532, "getppid", "", |p, _, _| {
+        R(Ok(crate::linux::process::parent_pid(p) as u64))
+    }),
     enosys(534, "pidfd_send_signal", "xxx"),
     enosys(535, "io_uring_setup", "xxx"),
     enosys(536, "io_uring_enter", "xxx"),

@@ -221,7 +221,7 @@ pub(crate) fn osf_setsysinfo(
 /// getxpid, getxuid, getxgid: the second value in a4 (r20), the OSF
 /// convention (parent pid, euid, egid).
 pub(crate) fn getxpid(p: &mut Process, c: usize) -> Result<u64, u64> {
-    p.machine.cpus[c].r[20] = p.id.ppid as u64;
+    p.machine.cpus[c].r[20] = crate::linux::process::parent_pid(p) as u64;
     Ok(p.id.pid as u64)
 }
 
