@@ -315,7 +315,7 @@ fn contention_failed_stc_after_a_store_elsewhere_in_the_lock_range() {
             address: Q,
             bytes: vec![],
             by: Site { thread: 0, pc: A1 },
-            by_load_pc: None,
+            by_load_pc: Some(A0),
             other: Some(Site { thread: 1, pc: B1 }),
             other_address: Some(Q + 64),
             lock_range: Some(128),

@@ -284,6 +284,10 @@ pub struct ExploreArgs {
     /// Host threads running schedules (never changes what is found).
     #[arg(long, value_parser = parse_u64)]
     pub jobs: Option<u64>,
+    /// Cap on each guest's memory (each schedule's process; with --jobs N at
+    /// most N guests at once): bytes, or with a K/M/G (KiB/MiB/GiB) suffix.
+    #[arg(long, value_parser = parse_size)]
+    pub max_memory: Option<u64>,
     /// Run only the I-th of N disjoint slices of the schedules (1 <= I <= N).
     #[arg(long)]
     pub shard: Option<String>,

@@ -96,6 +96,17 @@ fn bad_usage_is_one_line_and_exit_2() {
             "--preemptions 65: at most 64",
         ),
         (&["--depth", "1001", "prog"], "--depth 1001: at most 1000"),
+        // A sign is not a digit: `str::parse` alone took `+1`.
+        (&["--replay", "S1-+1.+1", "prog"], "malformed replay string"),
+        // Options end at PROGRAM: an unknown one is named as an option.
+        (&["--bogus", "prog"], "unknown option `--bogus`"),
+        (&["--max-memory", "0", "prog"], "--max-memory 0"),
+        (&["--max-memory", "lots", "prog"], "--max-memory"),
+        // Refused before any schedule runs (and before PROGRAM is read).
+        (
+            &["--svg", "/nonexistent/dir/x.svg", "prog"],
+            "--svg /nonexistent/dir/x.svg",
+        ),
         (&["/nonexistent/program"], "/nonexistent/program"),
     ];
     for (args, want) in cases {
@@ -1010,4 +1021,149 @@ fn a_huge_schedule_count_with_a_time_limit_stops_in_time_with_bounded_memory() {
     unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) };
     // Peak resident memory of the largest child so far (KiB).
     assert!(u.ru_maxrss < 1 << 20, "peak RSS {} KiB", u.ru_maxrss);
+}
+
+/// `--shard` reads its numbers as every option does (`0x` hex too), and
+/// the merge takes the shards it names.
+#[test]
+fn shard_numbers_in_hex_are_accepted() {
+    let (dir, bin) = byte_pair("alpha_explore_shard_hex");
+    let b = bin.to_str().unwrap();
+    let mut files = Vec::new();
+    for (name, shard) in [("a.json", "0x1/0x2"), ("b.json", "2/0x2")] {
+        let o = subword(&[
+            "alpha",
+            "explore",
+            "--cpu",
+            "ev4",
+            "--json",
+            "--schedules",
+            "20",
+            "--shard",
+            shard,
+            b,
+        ]);
+        json_of(&o);
+        let path = dir.join(name);
+        std::fs::write(&path, &o.stdout).unwrap();
+        files.push(path.display().to_string());
+    }
+    let o = subword(&["alpha", "explore-merge", &files[0], &files[1]]);
+    let v = json_of(&o);
+    assert_eq!(v["schedules_run"], 20, "{v:#}");
+}
+
+/// A shard file that is JSON but not explore's shape is refused with one
+/// line (the merge used to panic on a store site that is not an object),
+/// and counts that overflow 64 bits are refused instead of wrapping.
+#[test]
+fn merge_refuses_malformed_shards_and_overflowing_counts() {
+    let (dir, bin) = byte_pair("alpha_explore_merge_malformed");
+    let b = bin.to_str().unwrap();
+    let shard = |i: u64| {
+        let s = format!("{i}/3");
+        let o = subword(&[
+            "alpha",
+            "explore",
+            "--cpu",
+            "ev4",
+            "--json",
+            "--schedules",
+            "9",
+            "--shard",
+            &s,
+            b,
+        ]);
+        json_of(&o)
+    };
+    let shards: Vec<Value> = (1..=3).map(shard).collect();
+    let write = |name: &str, v: &Value| {
+        let p = dir.join(name);
+        std::fs::write(&p, v.to_string()).unwrap();
+        p.display().to_string()
+    };
+    // A store site that is a number, a string or null; a count that is a
+    // string; a finding without its site.
+    let mut bad_site = shards[0].clone();
+    for (name, site) in [
+        ("site_num.json", json_value("5")),
+        ("site_str.json", json_value("\"x\"")),
+        ("site_null.json", Value::Null),
+    ] {
+        bad_site["store_site_details"] = Value::Array(vec![site]);
+        let f = write(name, &bad_site);
+        let g = write("two.json", &shards[1]);
+        let h = write("three.json", &shards[2]);
+        let err = one_line_exit_2(&subword(&["alpha", "explore-merge", &f, &g, &h]));
+        assert!(err.contains("not `alpha explore --json` output"), "{err}");
+    }
+    let mut bad_count = shards[0].clone();
+    bad_count["schedules_run"] = json_value("\"3\"");
+    let f = write("count_str.json", &bad_count);
+    let err = one_line_exit_2(&subword(&["alpha", "explore-merge", &f]));
+    assert!(
+        err.contains("schedules_run") || err.contains("invalid type"),
+        "{err}"
+    );
+    // Three shards of 2^64-1 schedules each.
+    let files: Vec<String> = shards
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let mut v = v.clone();
+            v["schedules_run"] = Value::from(u64::MAX);
+            write(&format!("max{i}.json"), &v)
+        })
+        .collect();
+    let err = one_line_exit_2(&subword(&[
+        "alpha",
+        "explore-merge",
+        &files[0],
+        &files[1],
+        &files[2],
+    ]));
+    assert!(err.contains("schedules_run add up to more than"), "{err}");
+    // The untouched shards still merge.
+    let files: Vec<String> = shards
+        .iter()
+        .enumerate()
+        .map(|(i, v)| write(&format!("ok{i}.json"), v))
+        .collect();
+    let o = subword(&["alpha", "explore-merge", &files[0], &files[1], &files[2]]);
+    assert_eq!(json_of(&o)["schedules_run"], 9);
+}
+
+fn json_value(s: &str) -> Value {
+    serde_json::from_str(s).unwrap()
+}
+
+/// `--max-memory` caps each guest: a thread's 64 MiB allocation fails
+/// under a 40 MiB cap (its own 8 MiB stack fits; the guest aborts, a crash finding), and succeeds
+/// without it.
+#[test]
+fn max_memory_caps_each_guest_of_the_exploration() {
+    let Some(bin) = build_cli_program("big_alloc", "big_alloc") else {
+        return;
+    };
+    let b = bin.to_str().unwrap();
+    let o = subword(&["alpha", "explore", "--json", "--schedules", "3", b]);
+    let v = json_of(&o);
+    assert_eq!(o.status.code(), Some(0), "{v:#}");
+    let o = subword(&[
+        "alpha",
+        "explore",
+        "--json",
+        "--schedules",
+        "3",
+        "--jobs",
+        "2",
+        "--max-memory",
+        "40M",
+        b,
+    ]);
+    let v = json_of(&o);
+    assert_eq!(o.status.code(), Some(1), "{v:#}");
+    let f = only_finding(&v, "crash");
+    assert_eq!(f["signal"], 6, "{f:#}");
+    assert_eq!(v["options"]["max_memory"], 40 << 20, "{v:#}");
 }

@@ -497,3 +497,138 @@ fn a_deadlock_in_a_pie_program_names_where_each_thread_blocks_in_libc() {
         assert!(!str_of(b, "symbol").is_empty(), "{b:#}");
     }
 }
+
+/// glibc's own lost store (`pthread_kill_exit.c`: `start_thread`'s
+/// write-back of `pd->exiting` over `__lll_lock_wait_private`'s STL_C to
+/// `exit_lock`), static and dynamic: whichever strategy first shows it,
+/// the reported schedule is minimised to at most 3 preemptions (the
+/// canonical schedule: run the exiting thread to its load, preempt, run
+/// the waiter to its store, resume), its replay string is short, and it
+/// reproduces the finding; the deadlock it causes is reported as one
+/// story with it (`cause`, `story`, `consequence` in JSON).
+#[test]
+fn glibc_pthread_kill_lost_wake_up_minimises_to_three_preemptions_or_fewer() {
+    let Some(dir) = scratch("pthread_kill_exit") else {
+        return;
+    };
+    let src = cli_c("pthread_kill_exit");
+    let stat = build(
+        &dir,
+        &src,
+        "pk_static",
+        "ev4",
+        &["-static", "-Wl,--no-relax"],
+    );
+    let dynamic = build(&dir, &src, "pk_dynamic", "ev4", &[]);
+    for (bin, strategy, schedules) in [
+        (&stat, "random", "300"),
+        (&stat, "pct", "300"),
+        (&dynamic, "random", "100"),
+    ] {
+        let v = json_of(&subword(&[
+            "alpha",
+            "explore",
+            "--json",
+            "--sysroot",
+            SYSROOT,
+            "--cpu",
+            "ev4",
+            "--strategy",
+            strategy,
+            "--schedules",
+            schedules,
+            bin.to_str().unwrap(),
+        ]));
+        let what = format!("{} {strategy}", bin.display());
+        let lost: Vec<&Value> = findings(&v, "lost-store")
+            .into_iter()
+            .filter(|f| str_of(&f["lost"], "symbol").starts_with("__lll_lock_wait_private"))
+            .collect();
+        assert!(!lost.is_empty(), "{what}: {v:#}");
+        if bin == &stat && strategy == "pct" {
+            // In words: one block tells the story, the lost store is not
+            // reported a second time on its own.
+            let o = subword(&[
+                "alpha",
+                "explore",
+                "--cpu",
+                "ev4",
+                "--strategy",
+                strategy,
+                "--schedules",
+                schedules,
+                bin.to_str().unwrap(),
+            ]);
+            let text = String::from_utf8_lossy(&o.stdout);
+            assert!(
+                text.contains("==== deadlock caused by a lost store at "),
+                "{text}"
+            );
+            assert!(text.contains("thread 0 blocks for ever"), "{text}");
+            assert!(!text.contains("==== lost-store"), "{text}");
+        }
+        // The deadlock it causes is told as one story: the lost store's
+        // three anchors in order, then the threads that block for ever.
+        let dead: Vec<&Value> = findings(&v, "deadlock")
+            .into_iter()
+            .filter(|d| d["cause"]["kind"] == "lost-store")
+            .collect();
+        assert!(
+            !dead.is_empty(),
+            "{what}: no deadlock with its cause: {v:#}"
+        );
+        for d in &dead {
+            let story: Vec<String> = d["story"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| format!("{} {}", str_of(e, "what"), str_of(e, "symbol")))
+                .collect();
+            assert!(story.len() >= 4, "{what}: {story:?}");
+            assert!(story[0].starts_with("loads the quadword"), "{story:?}");
+            assert!(story[1].contains("__lll_lock_wait_private"), "{story:?}");
+            assert!(
+                story[2].starts_with("writes the quadword back"),
+                "{story:?}"
+            );
+            if bin == &stat {
+                // (Debian's libc.so has no symbol for start_thread.)
+                assert!(story[0].contains("start_thread"), "{story:?}");
+                assert!(story[2].contains("start_thread"), "{story:?}");
+            }
+            assert!(story[3..].iter().any(|s| s.starts_with("blocks for ever")));
+            let cause_site = d["cause"]["site"].clone();
+            assert!(
+                lost.iter()
+                    .any(|f| f["site"] == cause_site && f["consequence"]["kind"] == "deadlock"),
+                "{what}: {d:#}"
+            );
+        }
+        for f in lost {
+            let p = f["preemptions"].as_u64().unwrap();
+            let replay = str_of(f, "replay");
+            assert!(p <= 3, "{what}: {p} preemptions: {f:#}");
+            assert!(replay.len() <= 40, "{what}: replay {replay}");
+            // The string reruns it.
+            let o = subword(&[
+                "alpha",
+                "explore",
+                "--json",
+                "--sysroot",
+                SYSROOT,
+                "--cpu",
+                "ev4",
+                "--replay",
+                replay,
+                bin.to_str().unwrap(),
+            ]);
+            let r = json_of(&o);
+            assert!(
+                findings(&r, "lost-store")
+                    .iter()
+                    .any(|g| g["site"] == f["site"]),
+                "{what}: --replay {replay}: {r:#}"
+            );
+        }
+    }
+}

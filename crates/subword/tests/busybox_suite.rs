@@ -5,6 +5,9 @@
 //!   configuration) to every command it runs, so a guest shell must pass an
 //!   environment string that long through `execve`, as Linux does up to
 //!   `MAX_ARG_STRLEN` (32 pages), and fail with E2BIG beyond it.
+//! - The full configuration BusyBox's test suite runs against
+//!   (`testkit::busybox_full`: defconfig, static) built for Alpha lists
+//!   the same applets under subword and qemu-alpha as the host build.
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -65,4 +68,52 @@ fn execve_passes_environment_strings_up_to_linux_max_arg_strlen() {
         out.contains("Argument list too long") && out.ends_with("status 126\n"),
         "a {MAX_ARG_STRLEN}-byte environment string must fail with E2BIG: {o:?}"
     );
+}
+
+// ------------------------------------------------------ full build
+
+/// The full configuration's Alpha BusyBox (`testkit::busybox_full`, what
+/// BusyBox's own test suite runs against) knows the same applets as the
+/// host build of that configuration: under subword its applet list equals
+/// the host build's natively and its own under qemu-alpha.
+#[test]
+fn busybox_full_build_lists_the_host_builds_applets_under_subword_and_qemu() {
+    let test = "busybox_full_applets";
+    let Some(qemu) = testkit::require_tool(test, "qemu-alpha", "qemu-user") else {
+        return;
+    };
+    let (Some(host), Some(alpha)) = (
+        testkit::busybox_full(test, testkit::BuildFor::Host),
+        testkit::busybox_full(test, testkit::BuildFor::Alpha),
+    ) else {
+        return;
+    };
+    let dir = testkit::scratch_dir(test);
+    let mut n = Command::new(host.join("busybox"));
+    n.arg("--list");
+    let native = run_in(n, &dir);
+    let mut q = Command::new(qemu);
+    q.arg(alpha.join("busybox")).arg("--list");
+    let under_qemu = run_in(q, &dir);
+    let mut s = Command::new(env!("CARGO_BIN_EXE_subword"));
+    s.args(["alpha", "run"])
+        .arg(alpha.join("busybox"))
+        .arg("--list");
+    let under_subword = run_in(s, &dir);
+    let list = String::from_utf8_lossy(&native.stdout);
+    assert!(
+        native.status.success() && list.lines().count() > 300,
+        "the host build's applet list: {native:?}"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&under_qemu.stdout),
+        list,
+        "qemu-alpha"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&under_subword.stdout),
+        list,
+        "subword"
+    );
+    assert!(under_subword.status.success(), "subword: {under_subword:?}");
 }

@@ -1,8 +1,9 @@
-//! Alpha programs that tests build from third-party sources and cache under
+//! Programs that tests build from third-party sources and cache under
 //! `target/`: a static BusyBox (the guest's `/bin/sh` and its applets, from
 //! Debian's source tarball, checked against a pinned SHA-256) with a shell
-//! sysroot around it, and the Lua 5.5 interpreter and the C modules of its
-//! test suite (from `../shared/workloads/lua`).
+//! sysroot around it; BusyBox's full configuration for Alpha and for the
+//! host, with its own test suite; and the Lua 5.5 interpreter and the C
+//! modules of its test suite (from `../shared/workloads/lua`).
 //!
 //! Each build runs once: under an exclusive lock on a file beside its
 //! output (so tests of several processes building at once wait for one
@@ -196,36 +197,44 @@ fn sha256(file: &Path) -> String {
         .to_string()
 }
 
-/// Fetch the BusyBox tarball into `dir` (once) and check its checksum.
+/// Fetch the BusyBox tarball into `target/busybox-source/` (once, under
+/// that folder's lock) and check its checksum. `None` (after a SKIPPED
+/// line) when the download fails outside CI.
+fn busybox_tarball(test: &str) -> Option<PathBuf> {
+    let dir = cache_dir("busybox-source");
+    locked(&dir, || {
+        fetch_checked(test, &dir, BUSYBOX_URL, BUSYBOX_SHA256)
+    })
+}
+
+/// Fetch `url` into `dir` (once) and check its SHA-256 against `want`.
 /// `None` (after a SKIPPED line) when the download fails outside CI.
-fn busybox_tarball(test: &str, dir: &Path) -> Option<PathBuf> {
-    let tarball = dir.join(format!("busybox-{BUSYBOX_VERSION}.tar.bz2"));
-    if tarball.is_file() && sha256(&tarball) == BUSYBOX_SHA256 {
+fn fetch_checked(test: &str, dir: &Path, url: &str, want: &str) -> Option<PathBuf> {
+    let name = url.rsplit('/').next().unwrap_or("download");
+    let tarball = dir.join(name);
+    if tarball.is_file() && sha256(&tarball) == want {
         return Some(tarball);
     }
     let tmp = dir.join(format!("download.{}.tmp", std::process::id()));
     let o = Command::new("curl")
         .args(["-fsSL", "--retry", "3", "--connect-timeout", "30", "-o"])
         .arg(&tmp)
-        .arg(BUSYBOX_URL)
+        .arg(url)
         .output()
         .expect("run curl");
     if !o.status.success() {
         let _ = fs::remove_file(&tmp);
         let why = String::from_utf8_lossy(&o.stderr).trim().to_string();
-        assert!(
-            !in_ci(),
-            "{test}: downloading {BUSYBOX_URL} failed in CI: {why}"
-        );
+        assert!(!in_ci(), "{test}: downloading {url} failed in CI: {why}");
         say(&format!(
-            "SKIPPED {test}: cannot download {BUSYBOX_URL} ({why}); this check did not run"
+            "SKIPPED {test}: cannot download {url} ({why}); this check did not run"
         ));
         return None;
     }
     let got = sha256(&tmp);
-    if got != BUSYBOX_SHA256 {
+    if got != want {
         let _ = fs::remove_file(&tmp);
-        panic!("{BUSYBOX_URL}: sha256 {got}, expected {BUSYBOX_SHA256} (Debian's .dsc)");
+        panic!("{url}: sha256 {got}, expected {want} (Debian's .dsc)");
     }
     fs::rename(&tmp, &tarball).expect("move tarball into place");
     Some(tarball)
@@ -255,6 +264,34 @@ pub fn alpha_busybox(test: &str) -> Option<PathBuf> {
         return Some(out);
     }
     alpha_gcc(test)?;
+    busybox_build_tools(test)?;
+    locked(&dir, || {
+        if is_current(&out, &recipe) {
+            return Some(out.clone());
+        }
+        let tarball = busybox_tarball(test)?;
+        say(&format!(
+            "{test}: building BusyBox {BUSYBOX_VERSION} for Alpha (once, cached in {})",
+            dir.display()
+        ));
+        let obj = build_busybox(
+            &dir,
+            &tarball,
+            "allnoconfig",
+            BUSYBOX_OPTIONS,
+            BUSYBOX_STRINGS,
+        );
+        let tmp = dir.join(format!("busybox.{}.tmp", std::process::id()));
+        fs::copy(obj.join("busybox"), &tmp).expect("copy busybox");
+        install(&tmp, &out, &recipe);
+        let _ = fs::remove_dir_all(&obj);
+        Some(out.clone())
+    })
+}
+
+/// The host tools a BusyBox build needs (its config tools are built with
+/// the host's gcc); `None` after a SKIPPED line when one is missing.
+fn busybox_build_tools(test: &str) -> Option<()> {
     for (tool, pkg) in [
         ("make", "make"),
         ("gcc", "gcc"),
@@ -265,102 +302,231 @@ pub fn alpha_busybox(test: &str) -> Option<PathBuf> {
     ] {
         require_tool(test, tool, pkg)?;
     }
-    locked(&dir, || {
-        if is_current(&out, &recipe) {
-            return Some(out.clone());
+    Some(())
+}
+
+/// Build BusyBox from `tarball` in `dir`: `make BASE` (`allnoconfig` or
+/// `defconfig`), then `switches` turned on and `strings` set, then
+/// `oldconfig` taking the default for every question the switches opened
+/// up, then `make busybox`. Every switch must survive `oldconfig` (none
+/// may depend on an option left off). Returns the object folder holding
+/// `busybox` and its `.config`; the log is `dir/build.log`.
+fn build_busybox(
+    dir: &Path,
+    tarball: &Path,
+    base: &str,
+    switches: &[&str],
+    strings: &[(&str, &str)],
+) -> PathBuf {
+    let src = dir.join("src");
+    let obj = dir.join("obj");
+    let log = dir.join("build.log");
+    let _ = fs::remove_dir_all(&src);
+    let _ = fs::remove_dir_all(&obj);
+    let _ = fs::remove_file(&log);
+    fs::create_dir_all(&src).expect("create busybox src dir");
+    fs::create_dir_all(&obj).expect("create busybox obj dir");
+    run_logged(
+        Command::new("tar")
+            .arg("-xjf")
+            .arg(tarball)
+            .arg("--strip-components=1")
+            .arg("-C")
+            .arg(&src),
+        &log,
+        "unpacking BusyBox",
+    );
+    let make = |args: &[&str]| {
+        let mut c = Command::new("make");
+        c.current_dir(&src).arg(format!("O={}", obj.display()));
+        c.args(args);
+        c
+    };
+    run_logged(
+        make(&[base]).stdin(Stdio::null()),
+        &log,
+        &format!("busybox {base}"),
+    );
+    let config = obj.join(".config");
+    let mut text = fs::read_to_string(&config).expect("read busybox .config");
+    for o in switches {
+        text = text.replace(
+            &format!("# CONFIG_{o} is not set\n"),
+            &format!("CONFIG_{o}=y\n"),
+        );
+    }
+    for (k, v) in strings {
+        text = text.replace(
+            &format!("CONFIG_{k}=\"\"\n"),
+            &format!("CONFIG_{k}=\"{v}\"\n"),
+        );
+    }
+    fs::write(&config, text).expect("write busybox .config");
+    // oldconfig asks about every option the switches opened up; an
+    // empty answer takes the default.
+    let mut c = make(&["oldconfig"]);
+    c.stdin(Stdio::piped());
+    let mut f = fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log)
+        .expect("open build log");
+    let mut child = c
+        .stdout(f.try_clone().expect("dup log"))
+        .stderr(f.try_clone().expect("dup log"))
+        .spawn()
+        .expect("run make oldconfig");
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(&[b'\n'; 65536]);
+    }
+    let st = child.wait().expect("wait for make oldconfig");
+    assert!(
+        st.success(),
+        "busybox oldconfig failed; see {}",
+        log.display()
+    );
+    let _ = writeln!(f);
+    let written = fs::read_to_string(&config).expect("read busybox .config");
+    for o in switches {
+        assert!(
+            written.lines().any(|l| l == format!("CONFIG_{o}=y")),
+            "busybox config lost CONFIG_{o} (a dependency is off); see {}",
+            config.display()
+        );
+    }
+    for (k, v) in strings {
+        assert!(
+            written.lines().any(|l| l == format!("CONFIG_{k}=\"{v}\"")),
+            "busybox config lost CONFIG_{k}=\"{v}\"; see {}",
+            config.display()
+        );
+    }
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+    run_logged(
+        &mut make(&[&format!("-j{jobs}"), "busybox"]),
+        &log,
+        "building BusyBox",
+    );
+    let _ = fs::remove_dir_all(&src);
+    obj
+}
+
+/// Which machine a build is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuildFor {
+    /// Alpha, with `alpha-linux-gnu-gcc` (static, `-Wl,--no-relax`).
+    Alpha,
+    /// The host, with its `gcc`: the native reference.
+    Host,
+}
+
+impl BuildFor {
+    /// A short name for folders and messages (`alpha`, `host`).
+    pub fn name(self) -> &'static str {
+        match self {
+            BuildFor::Alpha => "alpha",
+            BuildFor::Host => "host",
         }
-        let tarball = busybox_tarball(test, &dir)?;
+    }
+}
+
+/// The full configuration BusyBox's own test suite runs against: `make
+/// defconfig` (every applet and feature BusyBox enables by default), and
+/// static. Nothing is taken out: the whole defconfig builds for Alpha with
+/// Debian's cross gcc 12 and glibc 2.36. The Alpha build adds the cross
+/// prefix and `--no-relax` (as [`alpha_busybox`] does); the host build is
+/// the same configuration for the native reference run.
+pub const BUSYBOX_FULL_SWITCHES: &[&str] = &["STATIC"];
+
+/// The string options and the recipe of the full BusyBox for `target`.
+fn busybox_full_recipe(target: BuildFor) -> (Vec<(&'static str, &'static str)>, String) {
+    let strings = match target {
+        BuildFor::Alpha => BUSYBOX_STRINGS.to_vec(),
+        BuildFor::Host => Vec::new(),
+    };
+    let mut r = format!(
+        "busybox {BUSYBOX_VERSION} {BUSYBOX_SHA256} defconfig {}\n",
+        target.name()
+    );
+    for o in BUSYBOX_FULL_SWITCHES {
+        r.push_str(&format!("CONFIG_{o}=y\n"));
+    }
+    for (k, v) in &strings {
+        r.push_str(&format!("CONFIG_{k}=\"{v}\"\n"));
+    }
+    (strings, r)
+}
+
+/// BusyBox with the full configuration ([`BUSYBOX_FULL_SWITCHES`]) for
+/// `target`, built once into `target/busybox-full-{alpha,host}/`: the
+/// folder holding `busybox` and the `.config` it was built with (what
+/// `testsuite/runtest` calls `bindir`). `None` (after a SKIPPED line)
+/// outside CI when a tool or the network is missing; a failure under CI.
+pub fn busybox_full(test: &str, target: BuildFor) -> Option<PathBuf> {
+    let dir = cache_dir(&format!("busybox-full-{}", target.name()));
+    let out = dir.join("busybox");
+    let (strings, recipe) = busybox_full_recipe(target);
+    if is_current(&out, &recipe) && dir.join(".config").is_file() {
+        return Some(dir);
+    }
+    if target == BuildFor::Alpha {
+        alpha_gcc(test)?;
+    }
+    busybox_build_tools(test)?;
+    locked(&dir, || {
+        if is_current(&out, &recipe) && dir.join(".config").is_file() {
+            return Some(dir.clone());
+        }
+        let tarball = busybox_tarball(test)?;
         say(&format!(
-            "{test}: building BusyBox {BUSYBOX_VERSION} for Alpha (once, cached in {})",
+            "{test}: building BusyBox {BUSYBOX_VERSION} (defconfig, static) for {} (once, cached in {})",
+            target.name(),
             dir.display()
         ));
-        let src = dir.join("src");
-        let obj = dir.join("obj");
-        let log = dir.join("build.log");
-        let _ = fs::remove_dir_all(&src);
+        let obj = build_busybox(&dir, &tarball, "defconfig", BUSYBOX_FULL_SWITCHES, &strings);
+        fs::copy(obj.join(".config"), dir.join(".config")).expect("copy busybox .config");
+        let tmp = dir.join(format!("busybox.{}.tmp", std::process::id()));
+        fs::copy(obj.join("busybox"), &tmp).expect("copy busybox");
+        install(&tmp, &out, &recipe);
         let _ = fs::remove_dir_all(&obj);
+        Some(dir.clone())
+    })
+}
+
+/// BusyBox's own test suite (`testsuite/` of the same tarball), unpacked
+/// once into `target/busybox-testsuite/testsuite`. Tests run copies of it:
+/// `runtest` writes into its folder. `None` as for [`busybox_full`].
+pub fn busybox_testsuite(test: &str) -> Option<PathBuf> {
+    let dir = cache_dir("busybox-testsuite");
+    let out = dir.join("testsuite");
+    // The stamp sits beside the folder, not in it: tests copy the folder.
+    let stamp = dir.join("unpacked");
+    let recipe = format!("busybox {BUSYBOX_VERSION} {BUSYBOX_SHA256} testsuite\n");
+    if is_current(&stamp, &recipe) {
+        return Some(out);
+    }
+    busybox_build_tools(test)?;
+    locked(&dir, || {
+        if is_current(&stamp, &recipe) {
+            return Some(out.clone());
+        }
+        let tarball = busybox_tarball(test)?;
+        let _ = fs::remove_dir_all(&out);
+        let log = dir.join("unpack.log");
         let _ = fs::remove_file(&log);
-        fs::create_dir_all(&src).expect("create busybox src dir");
-        fs::create_dir_all(&obj).expect("create busybox obj dir");
         run_logged(
             Command::new("tar")
                 .arg("-xjf")
                 .arg(&tarball)
                 .arg("--strip-components=1")
                 .arg("-C")
-                .arg(&src),
+                .arg(&dir)
+                .arg(format!("busybox-{BUSYBOX_VERSION}/testsuite")),
             &log,
-            "unpacking BusyBox",
+            "unpacking BusyBox's testsuite",
         );
-        let make = |args: &[&str]| {
-            let mut c = Command::new("make");
-            c.current_dir(&src).arg(format!("O={}", obj.display()));
-            c.args(args);
-            c
-        };
-        run_logged(
-            make(&["allnoconfig"]).stdin(Stdio::null()),
-            &log,
-            "busybox allnoconfig",
-        );
-        let config = obj.join(".config");
-        let mut text = fs::read_to_string(&config).expect("read busybox .config");
-        for o in BUSYBOX_OPTIONS {
-            text = text.replace(
-                &format!("# CONFIG_{o} is not set\n"),
-                &format!("CONFIG_{o}=y\n"),
-            );
-        }
-        for (k, v) in BUSYBOX_STRINGS {
-            text = text.replace(
-                &format!("CONFIG_{k}=\"\"\n"),
-                &format!("CONFIG_{k}=\"{v}\"\n"),
-            );
-        }
-        fs::write(&config, text).expect("write busybox .config");
-        // oldconfig asks about every option the switches opened up; an
-        // empty answer takes the default.
-        let mut c = make(&["oldconfig"]);
-        c.stdin(Stdio::piped());
-        let mut f = fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&log)
-            .expect("open build log");
-        let mut child = c
-            .stdout(f.try_clone().expect("dup log"))
-            .stderr(f.try_clone().expect("dup log"))
-            .spawn()
-            .expect("run make oldconfig");
-        if let Some(mut stdin) = child.stdin.take() {
-            let _ = stdin.write_all(&[b'\n'; 65536]);
-        }
-        let st = child.wait().expect("wait for make oldconfig");
-        assert!(
-            st.success(),
-            "busybox oldconfig failed; see {}",
-            log.display()
-        );
-        let _ = writeln!(f);
-        let written = fs::read_to_string(&config).expect("read busybox .config");
-        for o in BUSYBOX_OPTIONS {
-            assert!(
-                written.lines().any(|l| l == format!("CONFIG_{o}=y")),
-                "busybox config lost CONFIG_{o} (a dependency is off); see {}",
-                config.display()
-            );
-        }
-        let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
-        run_logged(
-            &mut make(&[&format!("-j{jobs}"), "busybox"]),
-            &log,
-            "building BusyBox",
-        );
-        let tmp = dir.join(format!("busybox.{}.tmp", std::process::id()));
-        fs::copy(obj.join("busybox"), &tmp).expect("copy busybox");
-        install(&tmp, &out, &recipe);
-        let _ = fs::remove_dir_all(&src);
-        let _ = fs::remove_dir_all(&obj);
+        fs::write(&stamp, "").expect("write unpack mark");
+        fs::write(stamp_of(&stamp), &recipe).expect("write build stamp");
         Some(out.clone())
     })
 }

@@ -8,7 +8,8 @@
 //!
 //! [`builds`] builds Alpha programs from third-party sources once and
 //! caches them under `target/`: a static BusyBox and a shell sysroot around
-//! it, the Lua 5.5 interpreter and its test suite's C modules.
+//! it, BusyBox's full configuration for Alpha and the host with its test
+//! suite, the Lua 5.5 interpreter and its test suite's C modules.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -16,7 +17,8 @@ use std::path::{Path, PathBuf};
 pub mod builds;
 pub mod watchdog;
 pub use builds::{
-    alpha_busybox, alpha_lua, alpha_lua_test_libs, alpha_shell_sysroot, lua_source_dir,
+    alpha_busybox, alpha_lua, alpha_lua_test_libs, alpha_shell_sysroot, busybox_full,
+    busybox_testsuite, lua_source_dir, BuildFor,
 };
 
 /// True when running under CI, where every reference tool must be present.

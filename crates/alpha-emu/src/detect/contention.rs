@@ -33,6 +33,8 @@ enum Breaker {
 #[derive(Clone)]
 struct Reservation {
     thread: u32,
+    /// The LDx_L's pc.
+    pc: u64,
     addr: u64,
     size: u64,
     block: u64,
@@ -74,6 +76,7 @@ impl Contention {
                 self.res.retain(|r| r.thread != thread);
                 self.res.push(Reservation {
                     thread,
+                    pc: rec.pc,
                     addr: rec.addr,
                     size: rec.size as u64,
                     block: rec.addr & !(self.lock_range - 1),
@@ -93,7 +96,7 @@ impl Contention {
                             address: rec.addr,
                             bytes: Vec::new(),
                             by: Site { thread, pc: rec.pc },
-                            by_load_pc: None,
+                            by_load_pc: Some(r.pc),
                             other: Some(site),
                             other_address: Some(addr),
                             lock_range: Some(self.lock_range),

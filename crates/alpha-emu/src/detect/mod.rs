@@ -112,7 +112,8 @@ pub struct Finding {
     /// lost-store: the write-back; contention: the failing STx_C;
     /// forward-progress: the LDx_L.
     pub by: Site,
-    /// lost-store: pc of the load whose stale bytes the write-back restored.
+    /// lost-store: pc of the load whose stale bytes the write-back restored;
+    /// contention: pc of the LDx_L whose reservation the other store broke.
     pub by_load_pc: Option<u64>,
     /// lost-store: the store that vanished; contention: the other CPU's store.
     pub other: Option<Site>,

@@ -23,8 +23,15 @@
 //!
 //! Before a finding is reported its schedule is minimised: deviations after
 //! the decision where it appeared are dropped (the run is identical up to
-//! there), then runs of deviations are removed while the same site still
-//! shows (halves, quarters, … single ones, at most [`MINIMISE_RUNS`] runs).
+//! there); a finding that names its three anchors (a thread's load, another
+//! thread's store, the first thread's write-back) is rebuilt as its
+//! canonical schedule — run to the load, preempt, run the other thread to
+//! its store, resume ([`strategy::Guided`]) — on a base of deviations
+//! that delta debugging shrinks; then runs of the remaining deviations are
+//! removed while the same site still shows (halves, quarters, … single
+//! ones), at most [`MINIMISE_RUNS`] runs in all. A deadlock or crash
+//! also tries the minimised schedules of the findings reported before it
+//! (the lost store that caused it).
 
 pub mod replay;
 pub mod run;
@@ -42,7 +49,7 @@ use std::time::{Duration, Instant};
 /// Decisions in a row after which the default policy switches threads.
 pub const FAIRNESS: u64 = 1_000;
 /// Most runs one finding's minimisation may take.
-pub const MINIMISE_RUNS: usize = 200;
+pub const MINIMISE_RUNS: usize = 300;
 /// Default `--max-insns` per schedule.
 pub const DEFAULT_MAX_INSNS: u64 = 50_000_000;
 
@@ -219,6 +226,36 @@ pub struct Reported {
     /// the finding (at its end with [`Settings::record_steps`]): what names
     /// the finding's pcs (program, libraries).
     pub objects: Vec<crate::symbols::LoadedObject>,
+    /// A deadlock's or crash's cause: the lost store its minimised
+    /// schedule made before it ([`cause_of`]).
+    pub cause: Option<detect::Finding>,
+}
+
+/// The lost store that caused `end` (a deadlock or crash) in a run whose
+/// findings, in order, are `findings`: of the lost stores before it, the
+/// last one whose overwritten store was made by a thread the deadlock
+/// left blocked (or, for a crash, by any thread). `None` for any other
+/// finding or when the run lost no store.
+pub fn cause_of(end: &Found, findings: &[(Found, u64)]) -> Option<detect::Finding> {
+    let blocked: Vec<u32> = match end {
+        Found::Deadlock { blocked } => blocked.iter().map(|b| b.0).collect(),
+        Found::Crash { .. } => Vec::new(),
+        Found::Detector(_) => return None,
+    };
+    let upto = findings
+        .iter()
+        .position(|(f, _)| f.site_key() == end.site_key())
+        .unwrap_or(findings.len());
+    let lost = || {
+        findings[..upto].iter().rev().filter_map(|(f, _)| match f {
+            Found::Detector(d) if d.kind == detect::Kind::LostStore => Some(d),
+            _ => None,
+        })
+    };
+    lost()
+        .find(|d| d.other.is_some_and(|o| blocked.contains(&o.thread)))
+        .or_else(|| lost().next())
+        .cloned()
 }
 
 /// Progress, for a progress bar.
@@ -464,7 +501,16 @@ pub fn explore(
     for key in &col.order {
         let (f, sched, first_schedule, hits) = col.found[key].clone();
         let original = sched.preemptions();
-        let (found_min, sched_min, objects) = minimise(&job, &start, key, f, sched);
+        let hints: Vec<Schedule> = rep.findings.iter().map(|r| r.schedule.clone()).collect();
+        let (found_min, sched_min, objects) = minimise(&job, &start, key, f, sched, &hints);
+        // A deadlock's or crash's story begins with the lost store its
+        // schedule made: one more run of that schedule finds it.
+        let cause = match found_min {
+            Found::Detector(_) => None,
+            _ => replay_one(elf, s, &sched_min, None)
+                .ok()
+                .and_then(|o| cause_of(&found_min, &o.findings)),
+        };
         let (steps, objects) = match objects {
             Some(objects) if !s.record_steps => (Vec::new(), objects),
             // Without a watched quadword the replay records no steps.
@@ -485,6 +531,7 @@ pub fn explore(
             hits,
             steps,
             objects,
+            cause,
         });
     }
     rep.findings.sort_by_key(|r| r.first_schedule);
@@ -624,26 +671,16 @@ type Shown = (Found, Schedule, Vec<crate::symbols::LoadedObject>);
 /// Does the run of `sched` show `key`? Then what it saw. The run ends as
 /// soon as the site appears ([`Spec::until`]).
 fn shows(job: &Job<'_>, start: &run::Start, key: &SiteKey, sched: &Schedule) -> Option<Shown> {
-    let mut spec = job.spec(start, false);
-    spec.until = Some(key);
-    let o = run::run(&spec, &mut Replay::new(sched)).ok()?;
-    o.findings
-        .into_iter()
-        .find(|(f, _)| &f.site_key() == key)
-        .map(|(f, k)| {
-            let mut s = o.schedule;
-            s.switches.retain(|w| w.k <= k);
-            (f, s, o.objects)
-        })
+    shows_under(job, start, key, &mut Replay::new(sched))
 }
 
 /// Most one-preemption schedules [`minimise`] tries for a two-sided finding.
 pub const ONE_PREEMPTION_TRIES: usize = 64;
 
 /// A one-preemption schedule that shows `key`, if a short search finds
-/// one: from the default schedule, switch from the finding's `by` thread to
-/// its other thread at a decision where `by` is inside a window (the shape
-/// of a lost store or a broken reservation), earliest first.
+/// one: from the default schedule, switch from one of the finding's two
+/// threads to the other at a decision where it is inside a window (the
+/// shape of a lost store or a broken reservation), earliest first.
 fn one_preemption(job: &Job<'_>, start: &run::Start, key: &SiteKey, f: &Found) -> Option<Shown> {
     let Found::Detector(d) = f else { return None };
     let other = d.other?;
@@ -657,74 +694,226 @@ fn one_preemption(job: &Job<'_>, start: &run::Start, key: &SiteKey, f: &Found) -
     .ok()?;
     o.taken
         .iter()
-        .filter(|t| {
-            t.in_window
-                && t.current == d.by.thread
-                && t.runnable.contains(&other.thread)
-                && t.chosen != other.thread
+        .filter_map(|t| {
+            // Either side may be the one preempted: when both run the same
+            // code the site does not say which thread's window it was.
+            let to = if t.current == d.by.thread {
+                other.thread
+            } else if t.current == other.thread {
+                d.by.thread
+            } else {
+                return None;
+            };
+            (t.in_window && t.runnable.contains(&to) && t.chosen != to).then_some((t.k, to))
         })
         .take(ONE_PREEMPTION_TRIES)
-        .find_map(|t| {
+        .find_map(|(k, thread)| {
             let cand = Schedule {
-                switches: vec![Switch {
-                    k: t.k,
-                    thread: other.thread,
-                }],
+                switches: vec![Switch { k, thread }],
             };
             shows(job, start, key, &cand)
         })
 }
 
-/// Fewest deviations that still show `key` (greedy, chunked; for a
-/// two-sided finding first a short search for one preemption), with the
-/// loaded objects when it showed (`None` if the final run did not show it).
+/// Does the run of `sched` under `chooser` show `key`? Then what it saw
+/// (as [`shows`]; the schedule is the deviations the chooser made).
+fn shows_under(
+    job: &Job<'_>,
+    start: &run::Start,
+    key: &SiteKey,
+    chooser: &mut dyn Chooser,
+) -> Option<Shown> {
+    let mut spec = job.spec(start, false);
+    spec.until = Some(key);
+    let o = run::run(&spec, chooser).ok()?;
+    o.findings
+        .into_iter()
+        .find(|(f, _)| &f.site_key() == key)
+        .map(|(f, k)| {
+            let mut s = o.schedule;
+            s.switches.retain(|w| w.k <= k);
+            (f, s, o.objects)
+        })
+}
+
+/// A finding's anchors, when it names all three: the load and the write-back
+/// (or store-conditional) of one thread, the store of another between them.
+pub fn anchors_of(f: &Found) -> Option<strategy::Anchors> {
+    let Found::Detector(d) = f else { return None };
+    let other = d.other?;
+    let load = d.by_load_pc?;
+    (other.thread != d.by.thread).then_some(strategy::Anchors {
+        by: d.by.thread as usize,
+        load,
+        other: other.thread as usize,
+        store: other.pc,
+    })
+}
+
+/// Delta debugging over a list of deviations: drop runs of them (halves,
+/// quarters, … single ones) while `accept` takes the shorter list; `accept`
+/// answers the list to go on from (what the run it made actually needed).
+/// Each call costs one run of `budget`.
+fn shrink(
+    items: Vec<Switch>,
+    budget: &mut usize,
+    mut accept: impl FnMut(&[Switch]) -> Option<Vec<Switch>>,
+) -> Vec<Switch> {
+    let mut best = items;
+    let mut chunk = best.len().div_ceil(2).max(1);
+    while !best.is_empty() && *budget > 0 {
+        let mut i = 0;
+        let mut changed = false;
+        while i < best.len() && *budget > 0 {
+            let mut cand = best.clone();
+            let end = (i + chunk).min(cand.len());
+            cand.drain(i..end);
+            *budget -= 1;
+            match accept(&cand) {
+                Some(b) => {
+                    best = b;
+                    changed = true;
+                }
+                None => i += chunk,
+            }
+        }
+        if chunk == 1 && !changed {
+            break;
+        }
+        if !changed {
+            chunk = chunk.div_ceil(2).max(1);
+        }
+    }
+    best
+}
+
+/// Fewest deviations that still show `key`, with the loaded objects when
+/// it showed (`None` if the final run did not show it).
+///
+/// For a finding with anchors ([`anchors_of`]) the canonical schedule comes
+/// first: the [`strategy::Guided`] chooser on an empty base, then on the
+/// finding's own schedule, then on one switch to the loading thread where
+/// the default schedule could have run it (a thread its creator outruns
+/// loads too late otherwise), then on the finding's own deviations before
+/// the load shrunk by delta debugging (a deviation the load does not need
+/// goes).
+/// Then `hints` (the minimised schedules of findings already reported: a
+/// deadlock's lost store), a short search for one preemption, and delta
+/// debugging over the best schedule so far. At most [`MINIMISE_RUNS`] runs.
 fn minimise(
     job: &Job<'_>,
     start: &run::Start,
     key: &SiteKey,
     f: Found,
     sched: Schedule,
+    hints: &[Schedule],
 ) -> (Found, Schedule, Option<Vec<crate::symbols::LoadedObject>>) {
-    if sched.preemptions() > 1 {
-        if let Some((f, s, objects)) = one_preemption(job, start, key, &f) {
-            return (f, s, Some(objects));
-        }
-    }
-    let mut best = sched;
-    let mut best_f = f;
-    let mut runs = 0;
-    let mut chunk = best.switches.len().div_ceil(2).max(1);
-    loop {
-        let mut i = 0;
-        let mut changed = false;
-        while i < best.switches.len() && runs < MINIMISE_RUNS {
-            let mut cand = best.clone();
-            let end = (i + chunk).min(cand.switches.len());
-            cand.switches.drain(i..end);
-            runs += 1;
-            match shows(job, start, key, &cand) {
-                Some((f, s, _)) if s.preemptions() < best.preemptions() => {
-                    best = s;
-                    best_f = f;
-                    changed = true;
-                }
-                _ => i += chunk,
-            }
-        }
-        if runs >= MINIMISE_RUNS || (chunk == 1 && !changed) {
-            break;
-        }
-        if !changed {
-            chunk = chunk.div_ceil(2).max(1);
-            if chunk == 1 && best.switches.is_empty() {
+    let mut budget = MINIMISE_RUNS;
+    type Best = (Found, Schedule, Option<Vec<crate::symbols::LoadedObject>>);
+    let mut best: Best = (f.clone(), sched.clone(), None);
+    let better =
+        |best: &Best, s: &Schedule| best.2.is_none() || s.preemptions() < best.1.preemptions();
+    if let Some(a) = anchors_of(&f) {
+        for base in [Schedule::default(), sched.clone()] {
+            if budget == 0 || (best.2.is_some() && best.1.preemptions() <= 1) {
                 break;
             }
+            budget -= 1;
+            if let Some((f, s, o)) =
+                shows_under(job, start, key, &mut strategy::Guided::new(&base, a))
+            {
+                if better(&best, &s) {
+                    best = (f, s, Some(o));
+                }
+            }
+        }
+        // The anchors' thread may need to run before the default policy
+        // would run it (a new thread the creator outruns): one switch to it
+        // as the base, at the decisions where it could run and did not.
+        if best.2.is_none() || best.1.preemptions() > 2 {
+            let default = run::run(
+                &job.spec(start, true),
+                &mut Replay::new(&Schedule::default()),
+            );
+            let by = a.by as u32;
+            let cands: Vec<u64> = default
+                .map(|o| {
+                    o.taken
+                        .iter()
+                        .filter(|t| t.runnable.contains(&by) && t.chosen != by)
+                        .map(|t| t.k)
+                        .take(ONE_PREEMPTION_TRIES)
+                        .collect()
+                })
+                .unwrap_or_default();
+            for k in cands {
+                if budget == 0 || (best.2.is_some() && best.1.preemptions() <= 2) {
+                    break;
+                }
+                budget -= 1;
+                let base = Schedule {
+                    switches: vec![Switch { k, thread: by }],
+                };
+                let mut g = strategy::Guided::new(&base, a);
+                if let Some((f, s, o)) = shows_under(job, start, key, &mut g) {
+                    if better(&best, &s) {
+                        best = (f, s, Some(o));
+                    }
+                }
+            }
+        }
+        if best.1.preemptions() > 1 && !sched.switches.is_empty() {
+            let mut accept = |base: &[Switch]| {
+                let base = Schedule {
+                    switches: base.to_vec(),
+                };
+                let mut g = strategy::Guided::new(&base, a);
+                let (f, s, o) = shows_under(job, start, key, &mut g)?;
+                if !better(&best, &s) {
+                    return None;
+                }
+                let next = g.base_used(&s);
+                best = (f, s, Some(o));
+                Some(next)
+            };
+            shrink(sched.switches.clone(), &mut budget, &mut accept);
         }
     }
+    for h in hints {
+        if budget == 0 || h.preemptions() >= best.1.preemptions() {
+            continue;
+        }
+        budget -= 1;
+        if let Some((f, s, o)) = shows(job, start, key, h) {
+            if better(&best, &s) {
+                best = (f, s, Some(o));
+            }
+        }
+    }
+    if best.1.preemptions() > 1 {
+        if let Some((f, s, o)) = one_preemption(job, start, key, &f) {
+            if better(&best, &s) {
+                best = (f, s, Some(o));
+            }
+        }
+    }
+    let cur = best.1.switches.clone();
+    shrink(cur, &mut budget, |cand| {
+        let cand = Schedule {
+            switches: cand.to_vec(),
+        };
+        let (f, s, o) = shows(job, start, key, &cand)?;
+        if s.preemptions() >= best.1.preemptions() {
+            return None;
+        }
+        let next = s.switches.clone();
+        best = (f, s, Some(o));
+        Some(next)
+    });
     // Report what the final schedule shows, so `--replay` prints the same.
-    match shows(job, start, key, &best) {
-        Some((f, _, objects)) => (f, best, Some(objects)),
-        None => (best_f, best, None),
+    match shows(job, start, key, &best.1) {
+        Some((f, _, objects)) => (f, best.1, Some(objects)),
+        None => (best.0, best.1, None),
     }
 }
 

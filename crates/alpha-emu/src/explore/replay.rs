@@ -52,7 +52,10 @@ impl Schedule {
     /// Parse a replay string (see the module docs).
     pub fn parse(s: &str) -> Result<Schedule, String> {
         let bad = |why: &str| {
-            format!("malformed replay string `{s}`: {why} (expected S1 or S1-K.T-K.T…)")
+            format!(
+                "malformed replay string `{}`: {why} (expected S1 or S1-K.T-K.T…)",
+                s.escape_default()
+            )
         };
         let mut parts = s.trim().split('-');
         if parts.next() != Some("S1") {
@@ -61,12 +64,18 @@ impl Schedule {
         let mut switches: Vec<Switch> = Vec::new();
         for p in parts {
             let (k, t) = p.split_once('.').ok_or_else(|| bad("a step lacks `.`"))?;
+            // Digits only: `str::parse` would also take a sign (`+1`).
+            let digits = |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit());
             let k: u64 = k
                 .parse()
-                .map_err(|_| bad(&format!("`{k}` is not a decision number")))?;
+                .ok()
+                .filter(|_| digits(k))
+                .ok_or_else(|| bad(&format!("`{k}` is not a decision number")))?;
             let thread: u32 = t
                 .parse()
-                .map_err(|_| bad(&format!("`{t}` is not a thread number")))?;
+                .ok()
+                .filter(|_| digits(t))
+                .ok_or_else(|| bad(&format!("`{t}` is not a thread number")))?;
             if switches.last().is_some_and(|l| l.k >= k) {
                 return Err(bad("decision numbers must increase"));
             }
@@ -111,6 +120,9 @@ mod tests {
             "S1-5.1-5.0",
             "S1-9.1-3.0",
             "x1-1.1",
+            "S1-+1.+1",
+            "S1-1.+1",
+            "S1- 1.1",
         ] {
             assert!(Schedule::parse(bad).is_err(), "{bad}");
         }

@@ -66,6 +66,10 @@ pub struct Decision<'a> {
     /// Per thread: is it between a load and the store that may write the
     /// unit back (its last access was a load: LDQ_U, LDx_L, LDL, LDQ…)?
     pub in_window: &'a [bool],
+    /// Per thread: the pc of its last data access (0: none yet). What a
+    /// chooser steering by a finding's anchors ([`super::strategy::Guided`])
+    /// watches for.
+    pub last_pc: &'a [u64],
 }
 
 /// A scheduling strategy for one schedule.
@@ -269,6 +273,8 @@ struct Vars {
     cur: usize,
     run_len: u64,
     in_window: Vec<bool>,
+    /// Per thread: the pc of its last data access.
+    last_pc: Vec<u64>,
     /// With `record_windows`, per thread: the quadword its open window
     /// loaded and the decisions taken inside it so far.
     open: Vec<(u64, Vec<u64>)>,
@@ -289,6 +295,7 @@ impl Default for Vars {
             cur: 0,
             run_len: 0,
             in_window: Vec::new(),
+            last_pc: Vec::new(),
             open: Vec::new(),
             runnable: Vec::new(),
             seen_findings: 0,
@@ -470,6 +477,7 @@ impl Scheduler for Explorer<'_, '_> {
         if v.seen_generation != Some(generation) {
             v.seen_generation = Some(generation);
             v.in_window.resize(p.threads.len(), false);
+            v.last_pc.resize(p.threads.len(), 0);
             v.out.threads = v.out.threads.max(p.live_threads());
             v.runnable.clear();
             v.runnable.extend(p.queues().runnable().iter().copied());
@@ -503,6 +511,7 @@ impl Scheduler for Explorer<'_, '_> {
                 runnable,
                 starved,
                 in_window: &v.in_window,
+                last_pc: &v.last_pc,
             };
             if self.spec.record_windows {
                 open_window_decision(&mut v.open, &v.in_window, cur, k);
@@ -608,6 +617,9 @@ impl Scheduler for Explorer<'_, '_> {
                     ks.clear();
                     *q = unit;
                 }
+            }
+            if let Some(l) = v.last_pc.get_mut(t) {
+                *l = rec.pc;
             }
             if rec.is_store {
                 let slot = &mut v.recent[(rec.pc >> 2) as usize & 255];

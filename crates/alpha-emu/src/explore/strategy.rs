@@ -1,5 +1,6 @@
 //! The strategies: seeded random walk and PCT (the exhaustive strategy
-//! enumerates [`super::replay::Schedule`]s directly, in `super`).
+//! enumerates [`super::replay::Schedule`]s directly, in `super`), and the
+//! chooser the minimiser steers by a finding's anchors ([`Guided`]).
 //!
 //! The random numbers come from SplitMix64 written out here rather than a
 //! crate: a replay string is only ever a list of decisions, but schedule
@@ -7,7 +8,8 @@
 //! "seed 7 finds it at schedule 12" stays true in bug reports and in the
 //! detection table; a crate's generator may change its stream.
 
-use super::run::{Chooser, Decision};
+use super::replay::Schedule;
+use super::run::{Chooser, Decision, Replay};
 
 /// SplitMix64 (Steele, Lea, Flood: "Fast splittable pseudorandom number
 /// generators", OOPSLA 2014).
@@ -280,6 +282,95 @@ impl Chooser for Pct {
     }
 }
 
+/// A finding's three anchors: thread `by` loads at `load` and later
+/// writes the unit back (or tries to: a store-conditional), and thread
+/// `other` stores to the unit at `store` in between.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Anchors {
+    pub by: usize,
+    pub load: u64,
+    pub other: usize,
+    pub store: u64,
+}
+
+/// The canonical schedule of a finding, built on a base schedule: the
+/// base's deviations (and the default policy) until thread `by` has just
+/// made its load at `load` while `other` can run; then `other` runs (one
+/// preemption) until it has made its store at `store`; then `by` runs
+/// again (a second preemption, unless `other` blocked and the default
+/// policy returns to `by` by itself); then the default policy to the end.
+/// The minimiser shrinks the base by delta debugging and keeps what still
+/// shows the finding.
+pub struct Guided<'a> {
+    base: Replay<'a>,
+    a: Anchors,
+    phase: GuidedPhase,
+    /// The decision at which `by`'s load was seen.
+    trigger: Option<u64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum GuidedPhase {
+    /// Following the base until `by`'s load.
+    Base,
+    /// `other` runs until its store.
+    Other,
+    /// The default policy.
+    Rest,
+}
+
+impl<'a> Guided<'a> {
+    pub fn new(base: &'a Schedule, a: Anchors) -> Guided<'a> {
+        Guided {
+            base: Replay::new(base),
+            a,
+            phase: GuidedPhase::Base,
+            trigger: None,
+        }
+    }
+
+    /// Of the deviations `made` (the run's), those made while following
+    /// the base: what a shorter base must keep.
+    pub fn base_used(&self, made: &Schedule) -> Vec<super::replay::Switch> {
+        made.switches
+            .iter()
+            .filter(|w| self.trigger.is_none_or(|t| w.k < t))
+            .copied()
+            .collect()
+    }
+}
+
+impl Chooser for Guided<'_> {
+    fn choose(&mut self, d: &Decision<'_>) -> usize {
+        let last = |t: usize| d.last_pc.get(t).copied().unwrap_or(0);
+        let can = |t: usize| d.runnable.contains(&t);
+        if self.phase == GuidedPhase::Base {
+            if d.current == self.a.by && last(self.a.by) == self.a.load && can(self.a.other) {
+                // `other` runs at least one access before its last one
+                // is looked at.
+                self.phase = GuidedPhase::Other;
+                self.trigger = Some(d.k);
+                return self.a.other;
+            }
+            return self.base.choose(d);
+        }
+        if self.phase == GuidedPhase::Other {
+            if last(self.a.other) != self.a.store {
+                return if can(self.a.other) && !(d.starved && d.current == self.a.other) {
+                    self.a.other
+                } else {
+                    d.default
+                };
+            }
+            self.phase = GuidedPhase::Rest;
+            if can(self.a.by) {
+                return self.a.by;
+            }
+        }
+        d.default
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -358,6 +449,7 @@ mod tests {
                         runnable,
                         starved: false,
                         in_window: &[],
+                        last_pc: &[],
                     };
                     let t = walk.choose(&d);
                     ask = walk.next_ask(k);

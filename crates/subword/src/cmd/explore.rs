@@ -13,6 +13,7 @@
 //! alone (as cargo does); with stderr redirected, or `--json`, nothing of
 //! it is drawn anywhere. The report on stdout never carries any of it.
 
+use super::explore_json::{Explore, ExploreOptions, Finding, StoreSite};
 use crate::{CmdResult, ExploreArgs, Failure, Outcome};
 use alpha_emu::explore::{self, replay::Schedule, Found, Reported, Settings, Strategy};
 use alpha_emu::linux::Options;
@@ -191,6 +192,9 @@ fn replay_command(a: &ExploreArgs, m: &ModelRun, sched: &Schedule) -> String {
     if let Some(m) = a.max_insns {
         v.push(format!("--max-insns {m}"));
     }
+    if let Some(m) = a.max_memory {
+        v.push(format!("--max-memory {m}"));
+    }
     v.push(format!("--replay {sched}"));
     v.push(m.program.clone());
     v.extend(a.program.iter().skip(1).cloned());
@@ -248,6 +252,27 @@ fn finding_json(code: &Code, cpu: &str, r: &Reported, replay: &str) -> Value {
             "why": why,
         }),
     };
+    if let Some(c) = &r.cause {
+        let q = c.address & !7;
+        v["cause"] = json!({
+            "kind": c.kind.as_str(),
+            "site": site_string(&Found::Detector(c.clone())),
+            "address": format!("{:#x}", c.address),
+            "quadword": format!("{q:#x}"),
+            "bytes": c.bytes.iter().map(|b| format!("{b:#x}")).collect::<Vec<_>>(),
+            "load": c.by_load_pc.map(|l| code.side(c.by.thread, l)),
+            "store": c.other.map(|o| code.side(o.thread, o.pc)),
+            "write_back": code.side(c.by.thread, c.by.pc),
+        });
+        v["story"] = json!(story(c, &r.found)
+            .iter()
+            .map(|(what, t, pc)| {
+                let mut e = code.side(*t, *pc);
+                e["what"] = json!(what);
+                e
+            })
+            .collect::<Vec<_>>());
+    }
     v["replay"] = json!(r.schedule.to_string());
     v["replay_command"] = json!(replay);
     v["cpu"] = json!(cpu);
@@ -257,6 +282,66 @@ fn finding_json(code: &Code, cpu: &str, r: &Reported, replay: &str) -> Value {
     v["hits"] = json!(r.hits);
     v["preemptions"] = json!(r.schedule.preemptions());
     v["original_preemptions"] = json!(r.original_preemptions);
+    v
+}
+
+/// The bytes a lost store named, as a range (`bytes 4-7 of the quadword`).
+fn byte_range(d: &alpha_emu::detect::Finding) -> String {
+    let offs: Vec<u64> = if d.bytes.is_empty() {
+        vec![d.address & 7]
+    } else {
+        d.bytes.iter().map(|b| b & 7).collect()
+    };
+    let (lo, hi) = (
+        offs.iter().min().copied().unwrap_or(0),
+        offs.iter().max().copied().unwrap_or(0),
+    );
+    if lo == hi {
+        format!("byte {lo}")
+    } else {
+        format!("bytes {lo}-{hi}")
+    }
+}
+
+/// A deadlock's or crash's story told from the lost store that caused it:
+/// the three anchors in the order they ran, then the consequence. Each
+/// line is (what happened, thread, pc).
+fn story(cause: &alpha_emu::detect::Finding, end: &Found) -> Vec<(String, u32, u64)> {
+    let q = cause.address & !7;
+    let mut v = Vec::new();
+    let by = cause.by.thread;
+    if let Some(l) = cause.by_load_pc {
+        v.push((format!("loads the quadword at {q:#x}"), by, l));
+    }
+    if let Some(o) = cause.other {
+        v.push((
+            format!("stores into {} of it", byte_range(cause)),
+            o.thread,
+            o.pc,
+        ));
+    }
+    let whose = cause.other.map_or("the other thread".to_string(), |o| {
+        format!("thread {}", o.thread)
+    });
+    v.push((
+        format!(
+            "writes the quadword back: {whose}'s store to {} is lost",
+            byte_range(cause)
+        ),
+        by,
+        cause.by.pc,
+    ));
+    match end {
+        Found::Deadlock { blocked } => {
+            for &(t, pc) in blocked {
+                v.push(("blocks for ever".to_string(), t, pc));
+            }
+        }
+        Found::Crash {
+            thread, pc, why, ..
+        } => v.push((format!("dies: {why}"), *thread, *pc)),
+        Found::Detector(_) => {}
+    }
     v
 }
 
@@ -330,6 +415,25 @@ fn write_finding(
                 writeln!(out, "  offending    {}", code.at(p))?;
             }
         }
+        Found::Deadlock { .. } | Found::Crash { .. } if r.cause.is_some() => {
+            let cause = r.cause.as_ref().map(|c| (c, story(c, &r.found)));
+            if let Some((c, steps)) = cause {
+                let what = match &r.found {
+                    Found::Deadlock { .. } => "deadlock".to_string(),
+                    Found::Crash { why, .. } => format!("crash ({why})"),
+                    Found::Detector(_) => String::new(),
+                };
+                writeln!(
+                    out,
+                    "==== {what} caused by a lost store at {:#x}: one story",
+                    c.address
+                )?;
+                for (i, (what, t, pc)) in steps.iter().enumerate() {
+                    writeln!(out, "  {}. thread {t} {what}", i + 1)?;
+                    writeln!(out, "       {}", code.at(*pc))?;
+                }
+            }
+        }
         Found::Deadlock { blocked } => {
             writeln!(out, "==== deadlock: every live thread is blocked")?;
             for (t, pc) in blocked {
@@ -349,6 +453,15 @@ fn write_finding(
             "  the replayed schedule shows it ({} preemption(s), run as given)",
             r.schedule.preemptions()
         )?;
+    } else if r.schedule.preemptions() == 0 {
+        // Nothing to minimise: the default schedule (which switches only
+        // when a thread blocks, ends, or has run 1,000 decisions in a row)
+        // shows it.
+        writeln!(
+            out,
+            "  schedule {} first showed it ({} schedules in all); it needs no preemption: the default schedule shows it",
+            r.first_schedule, r.hits,
+        )?;
     } else {
         writeln!(
             out,
@@ -364,14 +477,39 @@ fn write_finding(
 }
 
 fn parse_shard(s: &str) -> Result<(u64, u64), Failure> {
-    let bad = || Failure(format!("--shard {s}: expected I/N with 1 <= I <= N"));
-    let (i, n) = s.split_once('/').ok_or_else(bad)?;
-    let i: u64 = i.trim().parse().map_err(|_| bad())?;
-    let n: u64 = n.trim().parse().map_err(|_| bad())?;
-    if n == 0 || i == 0 || i > n {
-        return Err(bad());
+    super::explore_json::parse_shard(s).ok_or_else(|| {
+        Failure(format!(
+            "--shard {}: expected I/N with 1 <= I <= N (decimal or 0x hex)",
+            super::explore_json::one_line(s)
+        ))
+    })
+}
+
+/// `--svg FILE` must be writable before any schedule runs, so a long run
+/// does not end in "cannot write". An existing file is opened for
+/// appending (and left as it is); a new one is created and removed again.
+fn check_writable(path: &std::path::Path) -> Result<(), Failure> {
+    let fail = |e: std::io::Error| Failure(format!("--svg {}: {e}", path.display()));
+    if path.is_dir() {
+        return Err(Failure(format!(
+            "--svg {}: is a directory, not a file",
+            path.display()
+        )));
     }
-    Ok((i, n))
+    if path.exists() {
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(fail)?;
+    } else {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(fail)?;
+        std::fs::remove_file(path).map_err(fail)?;
+    }
+    Ok(())
 }
 
 /// One model's exploration, for printing.
@@ -395,6 +533,19 @@ impl ModelRun {
             .get(i)
             .and_then(Option::as_ref)
             .unwrap_or(&self.code)
+    }
+
+    /// `r` is the lost store another finding of this run (a deadlock or
+    /// crash) names as its cause.
+    fn is_cause(&self, r: &Reported) -> bool {
+        let Found::Detector(d) = &r.found else {
+            return false;
+        };
+        self.report
+            .findings
+            .iter()
+            .filter_map(|o| o.cause.as_ref())
+            .any(|c| c.site_key() == d.site_key())
     }
 
     /// Each finding with its names.
@@ -473,6 +624,27 @@ pub fn run(a: ExploreArgs) -> CmdResult {
         Some(r) => Some(Schedule::parse(r).map_err(Failure)?),
         None => None,
     };
+    if a.max_memory == Some(0) {
+        return Err(Failure(
+            "--max-memory 0: the cap must be above 0 bytes (leave the option out for no cap)"
+                .into(),
+        ));
+    }
+    if let Some(p) = a
+        .program
+        .first()
+        .filter(|p| p.starts_with('-') && p.len() > 1)
+    {
+        // Options end at PROGRAM, so an option clap does not know lands
+        // here: name it as what it is rather than as a missing file.
+        return Err(Failure(format!(
+            "unknown option `{}` before PROGRAM (see subword alpha explore --help)",
+            super::explore_json::one_line(p)
+        )));
+    }
+    if let Some(svg) = &a.svg {
+        check_writable(svg)?;
+    }
     if a.schedules == Some(0) {
         return Err(Failure("--schedules must be at least 1".into()));
     }
@@ -539,6 +711,7 @@ pub fn run(a: ExploreArgs) -> CmdResult {
         let mut opts = Options::new(m, argv);
         opts.lock_range = lock_range;
         opts.sysroot = a.sysroot.clone();
+        opts.max_memory = a.max_memory;
         let mut s = Settings::new(opts);
         s.strategy = strategy;
         s.schedules = a.schedules.unwrap_or(1000);
@@ -609,7 +782,10 @@ pub fn run(a: ExploreArgs) -> CmdResult {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let res = if a.json {
-        writeln!(out, "{}", to_json(&a, &runs, strategy))
+        let doc = to_json(&a, &runs, strategy).map_err(Failure)?;
+        let text =
+            serde_json::to_string(&doc).map_err(|e| Failure(format!("writing the report: {e}")))?;
+        writeln!(out, "{text}")
     } else {
         write_text(&mut out, &a, &runs, strategy)
     };
@@ -653,10 +829,12 @@ fn replay_report(
     let (made, decisions) = (o.schedule.clone(), o.decisions);
     let mut seen = BTreeSet::new();
     let mut findings = Vec::new();
-    for (f, _) in o.findings {
+    for (f, _) in &o.findings {
         if !seen.insert(f.site_key()) {
             continue;
         }
+        let cause = explore::cause_of(f, &o.findings);
+        let f = f.clone();
         let steps = match explore::watch_of(&f) {
             Some(w) if s.record_steps => explore::replay_one(elf, s, sched, Some(w))?.steps,
             _ => Vec::new(),
@@ -669,6 +847,7 @@ fn replay_report(
             hits: 1,
             steps,
             objects: o.objects.clone(),
+            cause,
         });
     }
     let report = explore::Report {
@@ -747,7 +926,35 @@ fn disappearing(runs: &[ModelRun]) -> Vec<String> {
     gone
 }
 
-fn to_json(a: &ExploreArgs, runs: &[ModelRun], strategy: Strategy) -> Value {
+/// A finding's JSON object as the typed model's [`Finding`]: the fields
+/// the merge computes with taken out of `v`, the rest kept as they are.
+fn typed_finding(v: Value, cpu: &str, r: &Reported) -> Finding {
+    let mut extra = match v {
+        Value::Object(m) => m,
+        _ => serde_json::Map::new(),
+    };
+    let mut take_str = |k: &str| match extra.remove(k) {
+        Some(Value::String(s)) => Some(s),
+        _ => None,
+    };
+    let site = take_str("site").unwrap_or_default();
+    let source_site = take_str("source_site");
+    let kind = take_str("kind").unwrap_or_default();
+    extra.remove("cpu");
+    extra.remove("schedule");
+    extra.remove("hits");
+    Finding {
+        kind,
+        cpu: cpu.to_string(),
+        site,
+        source_site,
+        schedule: r.first_schedule,
+        hits: r.hits,
+        extra,
+    }
+}
+
+fn to_json(a: &ExploreArgs, runs: &[ModelRun], strategy: Strategy) -> Result<Explore, String> {
     let mut findings = Vec::new();
     for m in runs {
         for (r, code) in m.findings() {
@@ -756,7 +963,20 @@ fn to_json(a: &ExploreArgs, runs: &[ModelRun], strategy: Strategy) -> Value {
             if m.program != a.program[0] {
                 f["program"] = json!(m.program);
             }
-            findings.push(f);
+            if let Found::Detector(d) = &r.found {
+                // The deadlock or crash this lost store caused.
+                if let Some(end) = m.report.findings.iter().find(|o| {
+                    o.cause
+                        .as_ref()
+                        .is_some_and(|c| c.site_key() == d.site_key())
+                }) {
+                    f["consequence"] = json!({
+                        "kind": end.found.kind(),
+                        "site": site_string(&end.found),
+                    });
+                }
+            }
+            findings.push(typed_finding(f, &m.cpu, r));
         }
     }
     let (sites, exercised, details) = match runs.first() {
@@ -778,13 +998,14 @@ fn to_json(a: &ExploreArgs, runs: &[ModelRun], strategy: Strategy) -> Value {
                     .iter()
                     .map(|s| {
                         let pc = code.runtime(s.store);
-                        json!({
-                            "pc": format!("{:#x}", s.store),
-                            "runtime_pc": format!("{pc:#x}"),
-                            "symbol": code.symbol(pc),
-                            "line": code.line(pc),
-                            "exercised": ex(s),
-                        })
+                        StoreSite {
+                            pc: format!("{:#x}", s.store),
+                            runtime_pc: format!("{pc:#x}"),
+                            symbol: code.symbol(pc),
+                            line: code.line(pc),
+                            exercised: ex(s),
+                            object: None,
+                        }
                     })
                     .collect::<Vec<_>>(),
             )
@@ -796,32 +1017,44 @@ fn to_json(a: &ExploreArgs, runs: &[ModelRun], strategy: Strategy) -> Value {
         .map(|m| m.report.covered)
         .collect::<Option<Vec<bool>>>()
         .map(|v| v.iter().all(|&c| c));
-    json!({
-        "schedules_run": runs.iter().map(|m| m.report.schedules_run).sum::<u64>(),
-        "findings": findings,
-        "strategy": strategy.name(),
-        "options": json!({
-            "seed": a.seed.unwrap_or(0),
-            "schedules": a.schedules.unwrap_or(1000),
-            "depth": a.depth.unwrap_or(3),
-            "preemptions": a.preemptions.unwrap_or(2),
-            "max_insns": a.max_insns.unwrap_or(explore::DEFAULT_MAX_INSNS),
-            "lock_range": a.lock_range,
-            "time_limit": a.time_limit,
-            "args": a.program.get(1..).unwrap_or_default(),
-        }),
-        "cpus": runs.iter().map(|m| m.cpu.clone()).collect::<Vec<_>>(),
-        "programs": runs.iter().map(|m| m.program.clone()).collect::<Vec<_>>(),
-        "shard": a.shard.clone().unwrap_or_else(|| "1/1".into()),
-        "threads": runs.iter().map(|m| m.report.threads).max().unwrap_or(0),
-        "covered": covered,
-        "insn_limited": runs.iter().map(|m| m.report.insn_limited).sum::<u64>(),
-        "timed_out": runs.iter().any(|m| m.report.timed_out),
-        "store_sites": sites,
-        "exercised_store_sites": exercised,
-        "unexercised_store_sites": unexercised(runs).iter().map(|p| format!("{p:#x}")).collect::<Vec<_>>(),
-        "store_site_details": details,
-        "disappear_with_later_cpus": disappearing(runs),
+    let sum = |f: &dyn Fn(&ModelRun) -> u64| {
+        super::explore_json::checked_sum("counts", runs.iter().map(f))
+    };
+    Ok(Explore {
+        schedules_run: sum(&|m| m.report.schedules_run)?,
+        findings,
+        strategy: strategy.name().to_string(),
+        options: ExploreOptions {
+            seed: a.seed.unwrap_or(0),
+            schedules: a.schedules.unwrap_or(1000),
+            depth: a.depth.unwrap_or(3),
+            preemptions: a.preemptions.unwrap_or(2),
+            max_insns: a.max_insns.unwrap_or(explore::DEFAULT_MAX_INSNS),
+            lock_range: a.lock_range,
+            time_limit: a.time_limit,
+            max_memory: a.max_memory,
+            args: a.program.get(1..).unwrap_or_default().to_vec(),
+        },
+        cpus: runs.iter().map(|m| m.cpu.clone()).collect(),
+        programs: runs.iter().map(|m| m.program.clone()).collect(),
+        shard: a.shard.clone().unwrap_or_else(|| "1/1".into()),
+        threads: runs
+            .iter()
+            .map(|m| m.report.threads as u64)
+            .max()
+            .unwrap_or(0),
+        covered,
+        insn_limited: sum(&|m| m.report.insn_limited)?,
+        timed_out: runs.iter().any(|m| m.report.timed_out),
+        store_sites: sites,
+        exercised_store_sites: exercised,
+        unexercised_store_sites: unexercised(runs)
+            .iter()
+            .map(|p| format!("{p:#x}"))
+            .collect(),
+        store_site_details: details,
+        object_coverage: Vec::new(),
+        disappear_with_later_cpus: disappearing(runs),
     })
 }
 
@@ -842,7 +1075,14 @@ fn write_text(
             )?;
             continue;
         }
+        let mut told = 0usize;
         for (f, code) in m.findings() {
+            // A lost store that caused a deadlock or crash is told in that
+            // finding's story, not twice.
+            if m.is_cause(f) {
+                continue;
+            }
+            told += 1;
             let cmd = replay_command(a, m, &f.schedule);
             write_finding(out, code, f, &cmd, a.replay.is_some())?;
         }
@@ -859,12 +1099,7 @@ fn write_text(
                 r.insns as f64 / secs / 1e6
             )
         };
-        writeln!(
-            out,
-            "{prog} on {}: {what}, {} finding(s)",
-            m.cpu,
-            r.findings.len()
-        )?;
+        writeln!(out, "{prog} on {}: {what}, {told} finding(s)", m.cpu,)?;
         if let Some(c) = r.covered {
             let lv: Vec<String> = r
                 .per_level

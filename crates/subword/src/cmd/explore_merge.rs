@@ -9,51 +9,30 @@
 //! `source_site`). The inputs must be every shard of one split exactly
 //! once, explored with the same options (the `options` field); otherwise
 //! the merge is refused (exit 2). Exit status as for `explore`: 0 none, 1
-//! findings.
+//! findings. The inputs are read into the typed model of
+//! `explore_json` (a shard that is not `alpha explore --json` output is
+//! refused with one line) and every sum is checked: counts that overflow
+//! 64 bits are refused, not wrapped.
 
+use super::explore_json::{checked_sum, one_line, Explore, Finding, ObjectCoverage, StoreSite};
 use crate::{CmdResult, ExploreMergeArgs, Failure, Outcome};
-use serde_json::{json, Value};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-fn read(name: &str) -> Result<Value, Failure> {
+fn read(name: &str) -> Result<Explore, Failure> {
     let text =
         crate::files::read_text(name.as_ref(), crate::files::Input::Shard).map_err(Failure)?;
-    let v: Value = serde_json::from_str(&text)
-        .map_err(|e| Failure(format!("{name}: not `alpha explore --json` output: {e}")))?;
-    if !v["schedules_run"].is_u64() || !v["findings"].is_array() {
-        return Err(Failure(format!(
-            "{name}: not `alpha explore --json` output (no schedules_run/findings)"
-        )));
-    }
-    Ok(v)
+    Explore::parse(&text).map_err(|e| Failure(format!("{}: {e}", one_line(name))))
 }
 
-fn strs(v: &Value) -> Vec<String> {
-    v.as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|s| s.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// The inputs' `shard` fields (`I/N`; none is `1/1`) must name every
-/// slice of one split exactly once: a slice given twice would count its
-/// schedules twice, and a missing one would make the merged object claim
-/// (`"shard": "1/1"`) an exploration that never ran.
-fn check_shards(inputs: &[Value]) -> Result<(), String> {
+/// The inputs' `shard` fields (`I/N`) must name every slice of one split
+/// exactly once: a slice given twice would count its schedules twice, and
+/// a missing one would make the merged object claim (`"shard": "1/1"`)
+/// an exploration that never ran.
+fn check_shards(inputs: &[Explore]) -> Result<(), String> {
     let mut split: Option<u64> = None;
-    let mut seen = std::collections::BTreeSet::new();
+    let mut seen = BTreeSet::new();
     for v in inputs {
-        let s = v["shard"].as_str().unwrap_or("1/1");
-        let bad = || format!("shard `{s}` in an input is not I/N");
-        let (i, n) = s.split_once('/').ok_or_else(bad)?;
-        let i: u64 = i.parse().map_err(|_| bad())?;
-        let n: u64 = n.parse().map_err(|_| bad())?;
-        if i == 0 || i > n {
-            return Err(bad());
-        }
+        let (i, n) = v.shard()?;
         match split {
             Some(m) if m != n => {
                 return Err(format!(
@@ -67,13 +46,22 @@ fn check_shards(inputs: &[Value]) -> Result<(), String> {
         }
     }
     let n = split.unwrap_or(1);
+    // More inputs than any split this large could have is caught above
+    // (a repeat), so `n` here is at most the number of inputs when none
+    // is missing: list at most a few missing ones.
     let missing: Vec<String> = (1..=n)
         .filter(|i| !seen.contains(i))
+        .take(5)
         .map(|i| format!("{i}/{n}"))
         .collect();
     if !missing.is_empty() {
+        let more = if n - seen.len() as u64 > missing.len() as u64 {
+            " …"
+        } else {
+            ""
+        };
         return Err(format!(
-            "shard(s) {} missing: merge the outputs of all {n} shards",
+            "shard(s) {}{more} missing: merge the outputs of all {n} shards",
             missing.join(", ")
         ));
     }
@@ -81,125 +69,122 @@ fn check_shards(inputs: &[Value]) -> Result<(), String> {
 }
 
 /// Merge parsed outputs (in any order) into one.
-pub fn merge(inputs: &[Value]) -> Result<Value, String> {
+pub fn merge(inputs: &[Explore]) -> Result<Explore, String> {
     let first = inputs.first().ok_or("nothing to merge")?;
-    let cpus = strs(&first["cpus"]);
+    let cpus = &first.cpus;
     for v in inputs {
-        if strs(&v["cpus"]) != cpus || v["strategy"] != first["strategy"] {
+        if &v.cpus != cpus || v.strategy != first.strategy {
             return Err("the inputs explored different models or strategies".into());
         }
-        if v["programs"] != first["programs"] {
+        if v.programs != first.programs {
             return Err("the inputs explored different programs".into());
         }
     }
     check_shards(inputs)?;
     for v in inputs {
-        if v["options"] != first["options"] {
+        if v.options != first.options {
             return Err(format!(
                 "the inputs explored with different options ({} and {})",
-                first["options"], v["options"]
+                one_line(&serde_json::to_string(&first.options).unwrap_or_default()),
+                one_line(&serde_json::to_string(&v.options).unwrap_or_default())
             ));
         }
     }
-    let mut best: BTreeMap<(String, String), Value> = BTreeMap::new();
+    let mut best: BTreeMap<(String, String), Finding> = BTreeMap::new();
     for v in inputs {
-        for f in v["findings"].as_array().into_iter().flatten() {
-            let key = (
-                f["cpu"].as_str().unwrap_or("").to_string(),
-                f["site"].as_str().unwrap_or("").to_string(),
-            );
-            let hits = f["hits"].as_u64().unwrap_or(1);
+        for f in &v.findings {
+            let key = (f.cpu.clone(), f.site.clone());
             match best.get_mut(&key) {
                 None => {
                     best.insert(key, f.clone());
                 }
                 Some(b) => {
-                    let total = b["hits"].as_u64().unwrap_or(1) + hits;
-                    if f["schedule"].as_u64() < b["schedule"].as_u64() {
+                    let total = checked_sum("hits of one finding", [b.hits, f.hits])?;
+                    if f.schedule < b.schedule {
                         *b = f.clone();
                     }
-                    b["hits"] = json!(total);
+                    b.hits = total;
                 }
             }
         }
     }
-    let mut findings: Vec<Value> = best.into_values().collect();
-    let cpu_index = |f: &Value| {
-        cpus.iter()
-            .position(|c| Some(c.as_str()) == f["cpu"].as_str())
-            .unwrap_or(usize::MAX)
-    };
-    findings.sort_by_key(|f| (cpu_index(f), f["schedule"].as_u64().unwrap_or(u64::MAX)));
-    let sites = strs(&first["store_sites"]);
-    let exercised_any: std::collections::BTreeSet<String> = inputs
+    let mut findings: Vec<Finding> = best.into_values().collect();
+    let cpu_index = |f: &Finding| cpus.iter().position(|c| c == &f.cpu).unwrap_or(usize::MAX);
+    findings.sort_by_key(|f| (cpu_index(f), f.schedule));
+    let sites = first.store_sites.clone();
+    let exercised_any: BTreeSet<&String> = inputs
         .iter()
-        .flat_map(|v| strs(&v["exercised_store_sites"]))
+        .flat_map(|v| &v.exercised_store_sites)
         .collect();
-    let exercised: Vec<&String> = sites
+    let exercised: Vec<String> = sites
         .iter()
-        .filter(|s| exercised_any.contains(*s))
+        .filter(|s| exercised_any.contains(s))
+        .cloned()
         .collect();
-    let unexercised: Vec<&String> = sites
+    let unexercised: Vec<String> = sites
         .iter()
-        .filter(|s| !exercised_any.contains(*s))
+        .filter(|s| !exercised_any.contains(s))
+        .cloned()
         .collect();
-    let covered = if inputs.iter().all(|v| v["covered"].is_boolean()) {
-        json!(inputs.iter().all(|v| v["covered"] == json!(true)))
-    } else {
-        Value::Null
-    };
+    let covered = inputs
+        .iter()
+        .map(|v| v.covered)
+        .collect::<Option<Vec<bool>>>()
+        .map(|v| v.iter().all(|&c| c));
     // As `explore` compares models: by source site (`file:line` or
     // function of each side), each once.
-    let site_of = |f: &Value| {
-        f["source_site"]
-            .as_str()
-            .or(f["site"].as_str())
-            .unwrap_or("")
-            .to_string()
-    };
+    let site_of = |f: &Finding| f.source_site.clone().unwrap_or_else(|| f.site.clone());
     let mut gone: Vec<String> = Vec::new();
     if cpus.len() > 1 {
         for f in &findings {
             let s = site_of(f);
-            if f["cpu"].as_str() == Some(cpus[0].as_str())
+            if f.cpu == cpus[0]
                 && !gone.contains(&s)
-                && !findings
-                    .iter()
-                    .any(|g| g["cpu"].as_str() != Some(cpus[0].as_str()) && site_of(g) == s)
+                && !findings.iter().any(|g| g.cpu != cpus[0] && site_of(g) == s)
             {
                 gone.push(s);
             }
         }
     }
-    let details: Vec<Value> = first["store_site_details"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|d| {
-            let mut d = d.clone();
-            let pc = d["pc"].as_str().unwrap_or("").to_string();
-            d["exercised"] = json!(exercised_any.contains(&pc));
-            d
+    let details: Vec<StoreSite> = first
+        .store_site_details
+        .iter()
+        .map(|d| StoreSite {
+            exercised: exercised_any.contains(&d.pc),
+            ..d.clone()
         })
         .collect();
-    Ok(json!({
-        "schedules_run": inputs.iter().filter_map(|v| v["schedules_run"].as_u64()).sum::<u64>(),
-        "findings": findings,
-        "strategy": first["strategy"],
-        "options": first["options"],
-        "cpus": cpus,
-        "programs": first["programs"],
-        "shard": "1/1",
-        "threads": inputs.iter().filter_map(|v| v["threads"].as_u64()).max().unwrap_or(0),
-        "covered": covered,
-        "insn_limited": inputs.iter().filter_map(|v| v["insn_limited"].as_u64()).sum::<u64>(),
-        "timed_out": inputs.iter().any(|v| v["timed_out"] == json!(true)),
-        "store_sites": sites,
-        "exercised_store_sites": exercised,
-        "unexercised_store_sites": unexercised,
-        "store_site_details": details,
-        "disappear_with_later_cpus": gone,
-    }))
+    // A library's sites: exercised in the merge as in the shard that
+    // exercised the most of them (the shards do not list them one by one).
+    let mut objects: Vec<ObjectCoverage> = first.object_coverage.clone();
+    for o in &mut objects {
+        o.exercised = inputs
+            .iter()
+            .flat_map(|v| &v.object_coverage)
+            .filter(|p| p.object == o.object)
+            .map(|p| p.exercised)
+            .max()
+            .unwrap_or(0);
+    }
+    Ok(Explore {
+        schedules_run: checked_sum("schedules_run", inputs.iter().map(|v| v.schedules_run))?,
+        findings,
+        strategy: first.strategy.clone(),
+        options: first.options.clone(),
+        cpus: cpus.clone(),
+        programs: first.programs.clone(),
+        shard: "1/1".into(),
+        threads: inputs.iter().map(|v| v.threads).max().unwrap_or(0),
+        covered,
+        insn_limited: checked_sum("insn_limited", inputs.iter().map(|v| v.insn_limited))?,
+        timed_out: inputs.iter().any(|v| v.timed_out),
+        store_sites: sites,
+        exercised_store_sites: exercised,
+        unexercised_store_sites: unexercised,
+        store_site_details: details,
+        object_coverage: objects,
+        disappear_with_later_cpus: gone,
+    })
 }
 
 pub fn run(a: ExploreMergeArgs) -> CmdResult {
@@ -208,7 +193,9 @@ pub fn run(a: ExploreMergeArgs) -> CmdResult {
         inputs.push(read(f)?);
     }
     let m = merge(&inputs).map_err(Failure)?;
-    let any = m["findings"].as_array().is_some_and(|f| !f.is_empty());
-    println!("{m}");
+    let any = !m.findings.is_empty();
+    let text = serde_json::to_string(&m)
+        .map_err(|e| Failure(format!("writing the merged report: {e}")))?;
+    println!("{text}");
     Ok(Outcome::Status(if any { 1 } else { 0 }))
 }

@@ -9,6 +9,7 @@ pub mod demo_explore;
 pub mod demo_pto;
 pub mod disasm;
 pub mod explore;
+pub mod explore_json;
 pub mod explore_merge;
 pub mod explore_svg;
 pub mod io;
