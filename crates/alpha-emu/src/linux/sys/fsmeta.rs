@@ -197,7 +197,28 @@ pub(crate) fn stat_path(
     put(p, buf, &b).map(|_| 0)
 }
 
+/// `getdents64(fd, buf, len)`: `struct linux_dirent64` (d_ino, d_off,
+/// d_reclen, d_type, d_name).
 pub(crate) fn getdents64(p: &mut Process, fd: u64, buf: u64, len: u64) -> Result<u64, u64> {
+    read_dir_records(p, fd, buf, len, 19 + 1, |rec, name, ty| {
+        rec[18] = ty;
+        rec[19..19 + name.len()].copy_from_slice(name);
+    })
+}
+
+/// The directory walk both `getdents` calls share: from the descriptor's
+/// position, as many records as fit in `len` bytes (EINVAL when not even
+/// one does), each `fixed + name.len()` bytes rounded up to 8, holding
+/// d_ino, d_off and d_reclen, then what `fill` writes (the name and the
+/// type, where the layout puts them).
+fn read_dir_records(
+    p: &mut Process,
+    fd: u64,
+    buf: u64,
+    len: u64,
+    fixed: usize,
+    fill: impl Fn(&mut [u8], &[u8], u8),
+) -> Result<u64, u64> {
     let obj = p.fds.get(fd)?.obj.clone();
     let mut out = Vec::new();
     {
@@ -207,21 +228,20 @@ pub(crate) fn getdents64(p: &mut Process, fd: u64, buf: u64, len: u64) -> Result
         };
         while *pos < entries.len() {
             let (name, ino, ty) = &entries[*pos];
-            // struct linux_dirent64: d_ino, d_off, d_reclen, d_type, d_name.
-            let reclen = (19 + name.len() + 1).div_ceil(8) * 8;
+            let reclen = (fixed + name.len()).div_ceil(8) * 8;
             if out.len() + reclen > len as usize {
                 if out.is_empty() {
                     return Err(EINVAL);
                 }
                 break;
             }
-            let mut rec = vec![0u8; reclen];
+            let start = out.len();
+            out.resize(start + reclen, 0);
+            let rec = &mut out[start..];
             rec[0..8].copy_from_slice(&ino.to_le_bytes());
             rec[8..16].copy_from_slice(&((*pos + 1) as u64).to_le_bytes());
             rec[16..18].copy_from_slice(&(reclen as u16).to_le_bytes());
-            rec[18] = *ty;
-            rec[19..19 + name.len()].copy_from_slice(name);
-            out.extend(rec);
+            fill(rec, name, *ty);
             *pos += 1;
         }
     }
@@ -728,32 +748,9 @@ pub(crate) fn statx(
 /// `getdents(fd, buf, len)`: the old `struct linux_dirent` (d_ino, d_off,
 /// d_reclen, d_name, then the type in the record's last byte).
 pub(crate) fn getdents(p: &mut Process, fd: u64, buf: u64, len: u64) -> Result<u64, u64> {
-    let obj = p.fds.get(fd)?.obj.clone();
-    let mut out = Vec::new();
-    {
-        let mut o = obj.borrow_mut();
-        let Object::Dir { entries, pos, .. } = &mut *o else {
-            return Err(ENOTDIR);
-        };
-        while *pos < entries.len() {
-            let (name, ino, ty) = &entries[*pos];
-            let reclen = (18 + name.len() + 2).div_ceil(8) * 8;
-            if out.len() + reclen > len as usize {
-                if out.is_empty() {
-                    return Err(EINVAL);
-                }
-                break;
-            }
-            let mut rec = vec![0u8; reclen];
-            rec[0..8].copy_from_slice(&ino.to_le_bytes());
-            rec[8..16].copy_from_slice(&((*pos + 1) as u64).to_le_bytes());
-            rec[16..18].copy_from_slice(&(reclen as u16).to_le_bytes());
-            rec[18..18 + name.len()].copy_from_slice(name);
-            rec[reclen - 1] = *ty;
-            out.extend(rec);
-            *pos += 1;
-        }
-    }
-    put(p, buf, &out)?;
-    Ok(out.len() as u64)
+    read_dir_records(p, fd, buf, len, 18 + 2, |rec, name, ty| {
+        rec[18..18 + name.len()].copy_from_slice(name);
+        let last = rec.len() - 1;
+        rec[last] = ty;
+    })
 }
